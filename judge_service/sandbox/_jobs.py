@@ -1,0 +1,236 @@
+"""Turn a Job into the agent's wire format and the agent's answer back into a JobResult."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from judge_service.exceptions import InvalidJobError
+from judge_service.sandbox.cache import Artifact, CompiledProgram
+from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
+from judge_service.sandbox.models import (
+    CheckerKind,
+    CompileResult,
+    FetchedFile,
+    Job,
+    JobResult,
+    TestMode,
+    TestResult,
+    Verdict,
+)
+from judge_service.settings import Settings
+
+CHECKER_ARGV = ["/usr/bin/python3", "-I", "/dev/fd/3", "/dev/fd/4", "/dev/fd/5", "/dev/fd/6"]
+CHECKER_LIMITS = {"cpu_ms": 10000, "wall_ms": 20000, "memory_kb": 512 * 1024,
+                  "output_bytes": 1 << 16, "report_bytes": 4096}
+MAX_FILES_BYTES = 32 << 20
+# Room for the agent, the zygote and captured output above a test's own memory limit.
+SANDBOX_OVERHEAD_MB = 192
+
+
+def validate(job: Job, settings: Settings) -> LanguageSpec:
+    """Reject what cannot be judged, before anything runs; return the language's spec."""
+    spec = LANGUAGES.get(job.language)
+    if spec is None:
+        raise InvalidJobError(
+            f"unknown language {job.language!r}; choose one of {', '.join(LANGUAGES)}"
+        )
+    if not job.code.strip():
+        raise InvalidJobError("code is empty")
+    size = len(job.code.encode())
+    if size > settings.max_source_bytes:
+        raise InvalidJobError(f"code is {size} bytes; the limit is {settings.max_source_bytes}")
+    if len(job.tests) > settings.max_tests:
+        raise InvalidJobError(f"{len(job.tests)} tests; the limit is {settings.max_tests}")
+    if job.mode not in spec.modes:
+        supported = sorted(name for name, s in LANGUAGES.items() if job.mode in s.modes)
+        raise InvalidJobError(f"{job.mode.value} mode is supported for {', '.join(supported)}")
+    _validate_tests(job)
+    _validate_limits(job, spec, settings)
+    for name in [*job.files, *job.fetch_files]:
+        if _unsafe(name):
+            raise InvalidJobError(f"file name {name!r} must be a relative path inside /work")
+    if sum(len(content) for content in job.files.values()) > MAX_FILES_BYTES:
+        raise InvalidJobError(f"files exceed {MAX_FILES_BYTES} bytes")
+    return spec
+
+
+def _validate_tests(job: Job) -> None:
+    if job.mode is not TestMode.STDIN and not job.entry_point:
+        raise InvalidJobError(f"{job.mode.value} mode needs an entry_point")
+    for index, test in enumerate(job.tests):
+        where = f"test {index}"
+        if job.mode is TestMode.STDIN and test.output is None:
+            raise InvalidJobError(f"{where} has no expected 'output'")
+        if job.mode is TestMode.FUNCTION and (test.args is None or not test.has_expected()):
+            raise InvalidJobError(f"{where} needs 'args' and 'expected' in function mode")
+        if job.mode is TestMode.ASSERT and not (test.code and test.code.strip()):
+            raise InvalidJobError(f"{where} needs the test 'code' in assert mode")
+
+
+def _validate_limits(job: Job, spec: LanguageSpec, settings: Settings) -> None:
+    limits = job.limits
+    if limits.time_limit_ms > settings.max_time_limit_ms:
+        raise InvalidJobError(
+            f"time_limit_ms {limits.time_limit_ms} exceeds the maximum {settings.max_time_limit_ms}"
+        )
+    if limits.wall_ms < limits.time_limit_ms:
+        raise InvalidJobError("wall_time_limit_ms must be at least time_limit_ms")
+    if limits.wall_ms > 4 * settings.max_time_limit_ms:
+        raise InvalidJobError(f"wall_time_limit_ms exceeds {4 * settings.max_time_limit_ms}")
+    ceiling = min(
+        settings.max_memory_limit_mb,
+        settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB - spec.rss_allowance_mb,
+    )
+    if limits.memory_limit_mb > ceiling:
+        raise InvalidJobError(f"memory_limit_mb {limits.memory_limit_mb} exceeds the maximum {ceiling}")
+    if limits.output_limit_kb > settings.max_output_limit_kb:
+        raise InvalidJobError(
+            f"output_limit_kb {limits.output_limit_kb} exceeds the maximum {settings.max_output_limit_kb}"
+        )
+    if limits.compile_memory_limit_mb > settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB:
+        raise InvalidJobError("compile_memory_limit_mb exceeds the sandbox's memory")
+
+
+def _unsafe(name: str) -> bool:
+    normal = posixpath.normpath(name)
+    return not name or name.startswith("/") or normal == "." or normal.startswith("..")
+
+
+def agent_header(
+    job: Job, spec: LanguageSpec, settings: Settings, cached: CompiledProgram | None
+) -> tuple[dict[str, Any], bytes]:
+    limits = job.limits
+    memory_mb = limits.memory_limit_mb
+    source_name = spec.source_file(job.code)
+    files = [Artifact(name, 0o644, content) for name, content in job.files.items()]
+    header: dict[str, Any] = {
+        "op": "job",
+        "mode": job.mode.value,
+        "entry_point": job.entry_point,
+        "stop_on_first_failure": job.stop_on_first_failure,
+        "source": job.code,
+        "source_name": source_name,
+        "use_zygote": spec.use_zygote,
+        "mle_markers": list(spec.mle_markers),
+        "fetch_files": job.fetch_files,
+        "limits": {
+            "cpu_ms": limits.time_limit_ms,
+            "wall_ms": limits.wall_ms,
+            "memory_kb": (memory_mb + spec.rss_allowance_mb) * 1024,
+            "output_bytes": limits.output_limit_kb * 1024,
+            "report_bytes": settings.report_bytes,
+            "stack_bytes": memory_mb << 20,
+        },
+        "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
+        "tests": [test.model_dump(exclude_none=True) for test in job.tests],
+        "checker": _checker(job),
+    }
+    if spec.compiled and cached is None:
+        header["compile"] = {
+            "argv": spec.compile_command(job.code),
+            "env": spec.environment(),
+            "artifacts": list(spec.artifacts),
+            "limits": {
+                "cpu_ms": limits.compile_time_limit_ms,
+                "wall_ms": limits.compile_time_limit_ms,
+                "memory_kb": limits.compile_memory_limit_mb * 1024,
+                "output_bytes": 1 << 16,
+                "fsize_bytes": settings.sandbox_work_mb << 20,
+            },
+        }
+        header["return_artifacts"] = bool(spec.artifacts)
+    elif cached is not None:
+        files += list(cached.artifacts)
+    header["blob_files"] = [{"name": f.name, "size": len(f.content), "mode": f.mode} for f in files]
+    return header, b"".join(f.content for f in files)
+
+
+def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:
+    if job.mode is TestMode.STDIN or not spec.harness_argv:
+        return spec.main_argv(job.code, job.limits.memory_limit_mb)
+    harness = [part.format(memory_mb=job.limits.memory_limit_mb) for part in spec.harness_argv]
+    return [*harness, job.mode.value, "/work/" + spec.source_name, job.entry_point or ""]
+
+
+def _checker(job: Job) -> dict[str, Any]:
+    checker = job.checker
+    described: dict[str, Any] = {
+        "kind": checker.kind.value, "abs_tol": checker.abs_tol, "rel_tol": checker.rel_tol
+    }
+    if checker.kind is CheckerKind.CUSTOM:
+        described.update(source=checker.code, argv=CHECKER_ARGV, limits=CHECKER_LIMITS,
+                         env=LANGUAGES["python"].environment())
+    return described
+
+
+def deadline_seconds(job: Job, compiling: bool) -> float:
+    """How long the agent may take before the host declares the sandbox hung."""
+    per_test = job.limits.wall_ms / 1000 + 2.5
+    if job.checker.kind is CheckerKind.CUSTOM:
+        per_test += CHECKER_LIMITS["wall_ms"] / 1000
+    compile_s = job.limits.compile_time_limit_ms / 1000 + 5 if compiling else 0
+    return 15.0 + compile_s + per_test * len(job.tests)
+
+
+def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | None:
+    """The cacheable outcome of a compilation the agent ran, if it ran one."""
+    compiled = reply.get("compile")
+    if compiled is None or "exit_code" not in compiled:
+        return None
+    artifacts = []
+    offset = 0
+    for entry in reply.get("artifacts", []):
+        if "error" in entry:
+            continue
+        artifacts.append(Artifact(entry["name"], entry["mode"], blob[offset : offset + entry["size"]]))
+        offset += entry["size"]
+    return CompiledProgram(compiled["ok"], compiled["output"], compiled["cpu_ms"], tuple(artifacts))
+
+
+def job_result(
+    job: Job, reply: dict[str, Any], blob: bytes, cached: CompiledProgram | None
+) -> JobResult:
+    total = len(job.tests)
+    if cached is not None:
+        compile_result: CompileResult | None = CompileResult(
+            ok=cached.ok, output=cached.output, time_ms=cached.time_ms, cached=True
+        )
+    elif reply.get("compile") is not None:
+        compiled = reply["compile"]
+        compile_result = CompileResult(
+            ok=compiled["ok"], output=compiled["output"], time_ms=compiled.get("cpu_ms", 0.0)
+        )
+    else:
+        compile_result = None
+    tests = [TestResult.model_validate(test) for test in reply.get("tests", [])]
+    passed = sum(test.verdict is Verdict.AC for test in tests)
+    fetched = _fetched(reply, blob)
+    if compile_result is not None and not compile_result.ok:
+        return JobResult(verdict=Verdict.CE, passed=0, total=total, compile=compile_result, files=fetched)
+    failures = [test for test in tests if test.verdict is not Verdict.AC]
+    system_errors = [test.message for test in failures if test.verdict is Verdict.SE]
+    verdict = failures[0].verdict if failures else Verdict.AC
+    if system_errors:
+        verdict = Verdict.SE
+    return JobResult(
+        verdict=verdict,
+        passed=passed,
+        total=total,
+        tests=tests,
+        compile=compile_result,
+        files=fetched,
+        system_error=system_errors[0] if system_errors else None,
+    )
+
+
+def _fetched(reply: dict[str, Any], blob: bytes) -> list[FetchedFile]:
+    files = []
+    offset = reply.get("fetched_offset", 0)
+    for entry in reply.get("fetched", []):
+        if "error" in entry:
+            files.append(FetchedFile(name=entry["name"], error=entry["error"]))
+            continue
+        files.append(FetchedFile(name=entry["name"], content=blob[offset : offset + entry["size"]]))
+        offset += entry["size"]
+    return files

@@ -1,0 +1,630 @@
+"""The judging agent: PID 1 of every sandbox container.
+
+The host sends this module's source over the container's stdin at start (it is never on the
+container's disk, so user code cannot read it), then one frame per job. For each job the agent
+writes the files, compiles once, runs every test with its limits, checks the output against the
+expected output (which never leaves this process, and this process is not dumpable), resets the
+sandbox and answers with one frame.
+
+Why PID 1: the kernel does not deliver SIGKILL or SIGSTOP sent from inside the container to its
+init, so user code cannot kill the judge; and every orphan is re-parented here for reaping.
+
+Frame: ``>II`` (JSON length, blob length), the JSON header, then the blob (concatenated files
+described by the header's ``blob_files``). Standard library only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import fnmatch
+import json
+import os
+import select
+import shutil
+import signal
+import stat
+import struct
+import sys
+import time
+import traceback
+from typing import Any
+
+from judge_service.sandbox.agent import checkers
+from judge_service.sandbox.agent.helpers import Helper, HelperError, spawner_ping, spawner_request
+
+FRAME_HEADER = struct.Struct(">II")
+PR_SET_DUMPABLE = 4
+IPC_RMID = 0
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+SPAWNER = "/opt/judge/spawner"
+SCRATCH_DIRS = ("/work", "/tmp", "/dev/shm", "/dev/mqueue")
+KILL_GRACE_S = 2.0
+MAX_COPY_OUT_BYTES = 64 << 20
+RESULT_LIMIT = 1 << 20
+
+
+class Protocol:
+    """Length-prefixed frames over the container's stdin and stdout."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+
+    def read_exact(self, size: int) -> bytes:
+        while len(self.buffer) < size:
+            chunk = os.read(0, max(1 << 16, size - len(self.buffer)))
+            if not chunk:
+                raise EOFError("host closed the channel")
+            self.buffer += chunk
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+    def read(self) -> tuple[dict[str, Any], bytes]:
+        header_size, blob_size = FRAME_HEADER.unpack(self.read_exact(FRAME_HEADER.size))
+        header = json.loads(self.read_exact(header_size))
+        return header, self.read_exact(blob_size)
+
+    @staticmethod
+    def write(header: dict[str, Any], blob: bytes = b"") -> None:
+        encoded = json.dumps(header).encode()
+        data = FRAME_HEADER.pack(len(encoded), len(blob)) + encoded + blob
+        view = memoryview(data)
+        while view:
+            view = view[os.write(1, view) :]
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def main() -> None:
+    LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    protocol = Protocol()
+    init, _ = protocol.read()
+    agent = Agent(init, LIBC)
+    protocol.write({"op": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
+    while True:
+        try:
+            header, blob = protocol.read()
+        except EOFError:
+            return
+        try:
+            reply, reply_blob = agent.handle(header, blob)
+        except Exception:
+            reply, reply_blob = {"op": "error", "message": traceback.format_exc()[-4000:]}, b""
+        protocol.write(reply, reply_blob)
+
+
+class ProcessWatch:
+    """What the watch loop learned about one process."""
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.cpu_ms = 0.0
+        self.wall_ms = 0.0
+        self.peak_kb = 0
+        self.killed_for = ""
+        self.lost = ""
+
+
+class Agent:
+    def __init__(self, init: dict[str, Any], libc: Any) -> None:
+        self.libc = libc
+        self.spawner = Helper("spawner", [SPAWNER])
+        self.zygote: Helper | None = None
+        if init.get("zygote_bundle"):
+            self.zygote = Helper("python zygote", init["zygote_argv"], init["zygote_bundle"].encode())
+        for helper in self._helpers():
+            helper.start()
+
+    def _helpers(self) -> list[Helper]:
+        return [self.spawner] + ([self.zygote] if self.zygote else [])
+
+    # ---- jobs -------------------------------------------------------------------------
+    def handle(self, job: dict[str, Any], blob: bytes) -> tuple[dict[str, Any], bytes]:
+        if job["op"] == "ping":
+            return {"op": "pong", "nonce": job.get("nonce")}, b""
+        if job["op"] != "job":
+            raise ValueError(f"unknown op {job['op']!r}")
+        reply: dict[str, Any] = {"op": "result", "compile": None, "tests": []}
+        reply_blob = b""
+        try:
+            _unpack_files(job.get("blob_files", []), blob)
+            if job.get("source_name"):
+                _write_file(job["source_name"], job["source"].encode(), 0o644)
+            compiled = self._compile(job, reply) if job.get("compile") else True
+            if compiled:
+                self._run_tests(job, reply)
+            if job.get("return_artifacts") and compiled:
+                reply["artifacts"], reply_blob = _copy_out(job["compile"]["artifacts"], glob=True)
+            if job.get("fetch_files"):
+                reply["fetched"], fetched_blob = _copy_out(job["fetch_files"], glob=False)
+                reply["fetched_offset"] = len(reply_blob)
+                reply_blob += fetched_blob
+        finally:
+            reply["reset_error"] = self.reset()
+        return reply, reply_blob
+
+    def _compile(self, job: dict[str, Any], reply: dict[str, Any]) -> bool:
+        spec = job["compile"]
+        limits = spec["limits"]
+        output = _memfd("compile-output")
+        watch = self._spawn_and_watch(
+            spec["argv"], spec["env"], [_memfd("empty"), output, output], limits, cap_fds=[output]
+        )
+        text = _read_memfd(output, limits["output_bytes"])
+        os.close(output)
+        self._kill_stragglers()
+        failed = watch.killed_for or watch.status != 0
+        message = text.decode("utf-8", "replace")
+        if watch.killed_for == "wall" or watch.killed_for == "cpu":
+            message += "\n[judge] compilation exceeded its time limit"
+        elif watch.killed_for == "memory":
+            message += "\n[judge] compilation exceeded its memory limit"
+        elif watch.killed_for == "output":
+            message += "\n[judge] compiler output exceeded its limit"
+        reply["compile"] = {
+            "ok": not failed,
+            "output": message[-limits["output_bytes"] :],
+            "cpu_ms": round(watch.cpu_ms, 3),
+            "wall_ms": round(watch.wall_ms, 3),
+            "exit_code": _exit_code(watch.status),
+        }
+        return not failed
+
+    def _run_tests(self, job: dict[str, Any], reply: dict[str, Any]) -> None:
+        source_fd = _memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
+        try:
+            for test in job["tests"]:
+                result = self._run_one(job, test, source_fd)
+                reply["tests"].append(result)
+                if result["verdict"] == "CE":
+                    reply["compile"] = {"ok": False, "output": result.pop("message"), "cpu_ms": 0.0}
+                    reply["tests"].pop()
+                    break
+                if result["verdict"] != "AC" and job.get("stop_on_first_failure"):
+                    break
+        finally:
+            if source_fd >= 0:
+                os.close(source_fd)
+
+    def _run_one(self, job: dict[str, Any], test: dict[str, Any], source_fd: int) -> dict[str, Any]:
+        limits = job["limits"]
+        mode = job["mode"]
+        token = os.urandom(16).hex()
+        if mode == "stdin":
+            stdin_data, tests_data = test.get("input", "").encode(), b""
+        elif mode == "function":
+            call = {"args": test.get("args", []), "kwargs": test.get("kwargs") or {}}
+            stdin_data, tests_data = b"", json.dumps(call).encode()
+        else:
+            stdin_data, tests_data = b"", test["code"].encode()
+        stdout, stderr, result = _memfd("stdout"), _memfd("stderr"), _memfd("result")
+        stdin = _memfd("stdin", stdin_data)
+        tests_fd = _memfd("tests", tests_data)
+        try:
+            if job.get("use_zygote"):
+                watch = self._zygote_run(job, token, [stdin, stdout, stderr, result, source_fd, tests_fd])
+            else:
+                fds = [stdin, stdout, stderr]
+                if mode != "stdin":
+                    fds += [result, _memfd("token", token.encode()), tests_fd]
+                try:
+                    watch = self._spawn_and_watch(job["run"]["argv"], job["run"]["env"], fds, limits)
+                finally:
+                    for fd in fds[4:5]:  # the token, created only for harness modes
+                        os.close(fd)
+            self._kill_stragglers()
+            out = _read_memfd(stdout, limits["output_bytes"] + 1)
+            err = _read_memfd(stderr, limits["output_bytes"] + 1)
+            harness = _read_memfd(result, RESULT_LIMIT)
+            verdict = self._verdict(job, test, watch, out, err, harness, token, stdin_data)
+        finally:
+            for fd in (stdout, stderr, result, stdin, tests_fd):
+                os.close(fd)
+        report = limits["report_bytes"]
+        verdict.update(
+            time_ms=round(watch.cpu_ms, 3),
+            wall_ms=round(watch.wall_ms, 3),
+            memory_kb=watch.peak_kb,
+            exit_code=_exit_code(watch.status),
+            signal=_signal_of(watch.status),
+            stdout=_display(out[:report]),
+            stderr=_display(err[:report]),
+        )
+        return verdict
+
+    def _verdict(
+        self,
+        job: dict[str, Any],
+        test: dict[str, Any],
+        watch: ProcessWatch,
+        out: bytes,
+        err: bytes,
+        harness: bytes,
+        token: str,
+        stdin_data: bytes,
+    ) -> dict[str, Any]:
+        limits = job["limits"]
+        signal_number = _signal_of(watch.status)
+        memory_limit_kb = limits["memory_kb"]
+        if watch.lost:
+            return {"verdict": "RE", "message": watch.lost}
+        if watch.killed_for in ("cpu", "wall"):
+            return {"verdict": "TLE", "message": f"{watch.killed_for} time limit exceeded"}
+        if watch.killed_for == "memory":
+            return {"verdict": "MLE", "message": "memory limit exceeded"}
+        if signal_number == signal.SIGXCPU or watch.cpu_ms > limits["cpu_ms"]:
+            return {"verdict": "TLE", "message": "cpu time limit exceeded"}
+        if watch.peak_kb > memory_limit_kb or any(m.encode() in err for m in job.get("mle_markers", [])):
+            return {"verdict": "MLE", "message": "memory limit exceeded"}
+        if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
+            return {"verdict": "MLE", "message": "killed by the memory cap"}
+        if signal_number == signal.SIGXFSZ or len(out) > limits["output_bytes"] or len(err) > limits["output_bytes"]:
+            return {"verdict": "OLE", "message": "output limit exceeded"}
+        outcome = _harness_outcome(harness, token) if job["mode"] != "stdin" or harness else None
+        if outcome and outcome.get("status") == "compile_error":
+            return {"verdict": "CE", "message": outcome.get("message", "")}
+        if watch.status != 0:
+            detail = outcome.get("message", "") if outcome else ""
+            if job["mode"] == "assert" and outcome and outcome.get("status") == "assertion":
+                return {"verdict": "WA", "message": "assertion failed" + (f": {detail}" if detail else "")}
+            how = f"signal {signal_number}" if signal_number else f"exit code {_exit_code(watch.status)}"
+            return {"verdict": "RE", "message": f"runtime error ({how})" + (f": {detail}" if detail else "")}
+        if job["mode"] == "stdin":
+            return self._check_output(job, test, out, stdin_data)
+        if outcome is None:
+            return {"verdict": "RE", "message": "the program exited before the tests completed"}
+        if job["mode"] == "assert":
+            return {"verdict": "AC", "message": ""} if outcome.get("status") == "ok" else {
+                "verdict": "WA", "message": outcome.get("message", "")}
+        if outcome.get("status") != "ok":
+            return {"verdict": "WA", "message": outcome.get("message", "")}
+        options = job["checker"]
+        accepted = checkers.json_values_equal(
+            outcome.get("value"), test["expected"], options.get("abs_tol", 1e-6), options.get("rel_tol", 1e-6)
+        )
+        if accepted:
+            return {"verdict": "AC", "message": ""}
+        return {"verdict": "WA", "message": "returned " + checkers.short_json(outcome.get("value"))}
+
+    def _check_output(self, job: dict[str, Any], test: dict[str, Any], out: bytes, stdin_data: bytes) -> dict[str, Any]:
+        checker = job["checker"]
+        expected = test["output"].encode()
+        if checker["kind"] != "custom":
+            accepted, message = checkers.check_output(checker["kind"], out, expected, checker)
+            return {"verdict": "AC" if accepted else "WA", "message": message}
+        fds = [_memfd("empty"), _memfd("checker-out"), _memfd("checker-err")]
+        fds += [_memfd("checker", checker["source"].encode()), _memfd("input", stdin_data)]
+        fds += [_memfd("expected", expected), _memfd("actual", out)]
+        try:
+            watch = self._spawn_and_watch(checker["argv"], checker["env"], fds, checker["limits"])
+            self._kill_stragglers()
+            message = _read_memfd(fds[1], 4096) + _read_memfd(fds[2], 4096)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        text = _display(message).strip()
+        code = _exit_code(watch.status)
+        if not watch.killed_for and code in (0, 1, 2):
+            return {"verdict": "AC" if code == 0 else "WA", "message": text}
+        return {"verdict": "SE", "message": f"checker failed (exit {code}, {watch.killed_for or 'no limit'}): {text}"}
+
+    # ---- processes --------------------------------------------------------------------
+    def _spawn_and_watch(
+        self, argv: list[str], env: dict[str, str], fds: list[int], limits: dict[str, Any],
+        cap_fds: list[int] | None = None,
+    ) -> ProcessWatch:
+        request = spawner_request(argv, env, _rlimits(limits))
+        return self._run_via(self.spawner, request, fds, limits, cap_fds or [])
+
+    def _zygote_run(self, job: dict[str, Any], token: str, fds: list[int]) -> ProcessWatch:
+        assert self.zygote is not None
+        request = {
+            "op": "spawn", "mode": job["mode"], "entry_point": job.get("entry_point") or "",
+            "token": token, "rlimits": _rlimits(job["limits"]), "cwd": "/work",
+            "env": job["run"]["env"], "argv0": job["run"]["argv0"],
+        }
+        return self._run_via(self.zygote, json.dumps(request).encode(), fds, job["limits"], [])
+
+    def _run_via(
+        self, helper: Helper, request: bytes, fds: list[int], limits: dict[str, Any], cap_fds: list[int]
+    ) -> ProcessWatch:
+        started = time.monotonic()
+        pid = helper.spawn(request, fds)
+        assert helper.channel is not None
+        watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds)
+        report = helper.receive(timeout=KILL_GRACE_S * 2)
+        if report is None or report.get("op") != "exit":
+            _kill(pid)
+            helper.stop()
+            watch.lost = "the program killed the judge's helper process"
+            return watch
+        watch.status = report["status"]
+        watch.cpu_ms = report["cpu_ms"]
+        watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
+        return watch
+
+    def _watch(self, pid: int, wait_fd: int, started: float, limits: dict[str, Any], cap_fds: list[int]) -> ProcessWatch:
+        """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach."""
+        watch = ProcessWatch()
+        cpu_limit_s = limits["cpu_ms"] / 1000.0
+        wall_deadline = started + limits["wall_ms"] / 1000.0
+        cpu_check_at = started + cpu_limit_s
+        poll_interval = 0.002
+        next_poll = started + poll_interval
+        memory_limit_kb = limits["memory_kb"]
+        while True:
+            now = time.monotonic()
+            timeout = max(0.0, min(wall_deadline, cpu_check_at, next_poll) - now)
+            if select.select([wait_fd], [], [], timeout)[0]:
+                break
+            now = time.monotonic()
+            if now >= wall_deadline:
+                watch.killed_for = "wall"
+            if now >= cpu_check_at:
+                used = _cpu_seconds(pid)
+                if used >= cpu_limit_s:
+                    watch.killed_for = watch.killed_for or "cpu"
+                cpu_check_at = now + max(cpu_limit_s - used, 0.005)
+            if now >= next_poll:
+                rss = _rss_kb(pid)
+                watch.peak_kb = max(watch.peak_kb, rss)
+                if rss > memory_limit_kb:
+                    watch.killed_for = watch.killed_for or "memory"
+                if any(os.fstat(fd).st_size > limits["output_bytes"] for fd in cap_fds):
+                    watch.killed_for = watch.killed_for or "output"
+                poll_interval = min(poll_interval * 2, 0.02)
+                next_poll = now + poll_interval
+            if watch.killed_for:
+                _kill(pid)
+                select.select([wait_fd], [], [], KILL_GRACE_S)
+                break
+        watch.wall_ms = (time.monotonic() - started) * 1000.0
+        return watch
+
+    def _kill_stragglers(self) -> None:
+        """Kill every process but this agent and its helpers; reap what is left."""
+        for _ in range(100):
+            keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
+            others = [pid for pid in _all_pids() if pid not in keep]
+            for pid in others:
+                _kill(pid)
+            self._reap()
+            if not others:
+                return
+            time.sleep(0.001)
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            for helper in self._helpers():
+                if pid == helper.pid:
+                    helper.pid = 0
+                    helper.stop()
+
+    # ---- reset --------------------------------------------------------------------------
+    def reset(self) -> str:
+        """Kill every process of the job, wipe scratch space, drop IPC objects; '' when clean."""
+        self._kill_stragglers()
+        problems = []
+        for directory in SCRATCH_DIRS:
+            if os.path.isdir(directory):
+                _wipe(directory)
+                if os.listdir(directory):
+                    problems.append(f"{directory} not empty after wipe")
+        self._remove_sysv_ipc()
+        for helper in self._helpers():
+            nonce = os.urandom(8).hex()
+            ping = spawner_ping(nonce) if helper is self.spawner else json.dumps(
+                {"op": "ping", "nonce": nonce}).encode()
+            if not helper.healthy(ping, nonce):
+                helper.stop()
+                try:
+                    helper.start()
+                except HelperError as error:
+                    problems.append(str(error))
+        keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
+        leftover = [pid for pid in _all_pids() if pid not in keep]
+        if leftover:
+            problems.append(f"processes survived the reset: {leftover}")
+        return "; ".join(problems)
+
+    def _remove_sysv_ipc(self) -> None:
+        for kind, remove in (("shm", self.libc.shmctl), ("msg", self.libc.msgctl), ("sem", self.libc.semctl)):
+            try:
+                with open(f"/proc/sysvipc/{kind}") as table:
+                    rows = table.read().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                ipc_id = int(row.split()[1])
+                if kind == "sem":
+                    remove(ipc_id, 0, IPC_RMID)
+                else:
+                    remove(ipc_id, IPC_RMID, None)
+
+
+# ---- helpers ------------------------------------------------------------------------------
+def _rlimits(limits: dict[str, Any]) -> dict[str, int]:
+    """Kernel limits behind the agent's own enforcement (CPU in whole seconds, as a backstop)."""
+    return {
+        "cpu_s": int(limits["cpu_ms"] / 1000) + 1,
+        "fsize": limits.get("fsize_bytes", limits["output_bytes"] + 1),
+        "stack": limits.get("stack_bytes", -1),
+        "nofile": 256,
+    }
+
+
+def _memfd(name: str, data: bytes = b"") -> int:
+    # Kept above the low numbers a child's streams are installed at.
+    created = os.memfd_create(name, os.MFD_CLOEXEC)
+    fd = fcntl.fcntl(created, fcntl.F_DUPFD_CLOEXEC, 100)
+    os.close(created)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _read_memfd(fd: int, limit: int) -> bytes:
+    chunks, offset = [], 0
+    while offset < limit:
+        chunk = os.pread(fd, min(1 << 20, limit - offset), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:
+    marker = token.encode() + b"\n"
+    if not data.startswith(marker):
+        return None
+    try:
+        outcome = json.loads(data[len(marker) :])
+    except ValueError:
+        return None
+    return outcome if isinstance(outcome, dict) else None
+
+
+def _display(data: bytes) -> str:
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
+
+
+def _exit_code(status: int) -> int | None:
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+
+
+def _signal_of(status: int) -> int | None:
+    return os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as handle:
+            return int(handle.read().split()[1]) * PAGE_KB
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _safe_path(name: str) -> str:
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ValueError(f"unsafe path {name!r}")
+    return "/".join(parts)
+
+
+def _write_file(name: str, data: bytes, mode: int) -> None:
+    path = _safe_path(name)
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(os.path.join("/work", directory), exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    fd = os.open(os.path.join("/work", path), flags, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+def _unpack_files(entries: list[dict[str, Any]], blob: bytes) -> None:
+    offset = 0
+    for entry in entries:
+        _write_file(entry["name"], blob[offset : offset + entry["size"]], entry.get("mode", 0o644))
+        offset += entry["size"]
+
+
+def _open_no_follow(path: str) -> int:
+    """Open /work/<path> read-only without following a symlink in any component."""
+    parts = _safe_path(path).split("/")
+    directory = os.open("/work", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+            os.close(directory)
+            directory = inner
+        return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    finally:
+        os.close(directory)
+
+
+def _copy_out(patterns: list[str], glob: bool) -> tuple[list[dict[str, Any]], bytes]:
+    """Copy regular files only (no symlinks, FIFOs or devices), within a total size cap."""
+    names = patterns
+    if glob:
+        names = sorted(n for n in os.listdir("/work") if any(fnmatch.fnmatch(n, p) for p in patterns))
+    entries, chunks, total = [], [], 0
+    for name in names:
+        try:
+            fd = _open_no_follow(name)
+        except (OSError, ValueError) as error:
+            entries.append({"name": name, "error": f"cannot open: {error.__class__.__name__}"})
+            continue
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                entries.append({"name": name, "error": "not a regular file"})
+                continue
+            if total + info.st_size > MAX_COPY_OUT_BYTES:
+                entries.append({"name": name, "error": "copy-out size cap exceeded"})
+                continue
+            data = _read_memfd(fd, info.st_size)
+        finally:
+            os.close(fd)
+        entries.append({"name": name, "size": len(data), "mode": stat.S_IMODE(info.st_mode)})
+        chunks.append(data)
+        total += len(data)
+    return entries, b"".join(chunks)
+
+
+def _wipe(directory: str) -> None:
+    def make_writable_and_retry(function: Any, path: str, _: Any) -> None:
+        try:
+            os.chmod(os.path.dirname(path), 0o700)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+            function(path)
+        except OSError:
+            pass
+
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=make_writable_and_retry)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass

@@ -1,0 +1,299 @@
+"""Python fork server that runs inside the Python sandbox.
+
+Starting ``python3`` costs 10-13 ms; forking a warm interpreter costs about 1 ms. The agent
+starts this zygote as a fresh interpreter (never a fork of itself, so it holds none of the
+agent's secrets, such as expected outputs) and asks it, over a SOCK_SEQPACKET socket, to fork one
+child per test. Each child receives its standard streams as file descriptors, applies the
+limits, and runs the user's program in a fresh ``__main__`` namespace through one of three
+harnesses (stdin program, function call, assert-style tests).
+
+Standard library only. The zygote ignores catchable signals and is not dumpable, so a user
+program can only kill it, never inspect or steer it; the agent notices and starts a new one.
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+
+# Preloaded so that forked children do not pay for them (they are what solutions import).
+import bisect  # noqa: F401
+import collections  # noqa: F401
+import functools  # noqa: F401
+import heapq  # noqa: F401
+import io
+import itertools  # noqa: F401
+import json
+import math  # noqa: F401
+import os
+import re  # noqa: F401
+import resource
+import signal
+import socket
+import string  # noqa: F401
+import sys
+import traceback
+import typing  # noqa: F401
+from typing import Any
+
+PR_SET_DUMPABLE = 4
+CHILD_FDS = ("stdin", "stdout", "stderr", "result", "source", "tests")
+MAX_MESSAGE = 1 << 16
+CATCHABLE_SIGNALS = [
+    sig
+    for sig in signal.valid_signals()
+    if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)
+]
+
+
+def main() -> None:
+    control = socket.socket(fileno=os.dup(0))
+    _harden()
+    control.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
+    while True:
+        try:
+            data, fds = _receive(control)
+        except (ConnectionError, OSError):
+            os._exit(0)
+        if not data:
+            os._exit(0)
+        request = json.loads(data)
+        if request["op"] == "ping":
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"op": "pong", "nonce": request["nonce"]}).encode())
+            continue
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            _child(request, fds)
+        for fd in fds:
+            os.close(fd)
+        control.send(json.dumps({"op": "spawned", "pid": pid}).encode())
+        _, status, usage = os.wait4(pid, 0)
+        report = {
+            "op": "exit",
+            "pid": pid,
+            "status": status,
+            "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1000.0,
+            "maxrss_kb": usage.ru_maxrss,
+        }
+        control.send(json.dumps(report).encode())
+
+
+def _harden() -> None:
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    for sig in CATCHABLE_SIGNALS:
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+
+
+def _receive(control: socket.socket) -> tuple[bytes, list[int]]:
+    fds = array.array("i")
+    data, ancillary, _, _ = control.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(16 * fds.itemsize))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
+    return data, list(fds)
+
+
+def _child(request: dict[str, Any], fds: list[int]) -> None:
+    """Runs in the forked child; never returns."""
+    try:
+        named = dict(zip(CHILD_FDS, fds))
+        source = _read_all(named["source"])
+        tests = _read_all(named["tests"]) if "tests" in named else b""
+        _enter_sandbox(request, named)
+    except BaseException:
+        os._exit(121)
+    token = request["token"].encode()
+    write_result = _result_writer(token)
+    del request["token"]
+    runner = {"stdin": _run_stdin, "function": _run_function, "assert": _run_assert}
+    runner[request["mode"]](request, source, tests, write_result)
+
+
+def _enter_sandbox(request: dict[str, Any], named: dict[str, int]) -> None:
+    os.setsid()
+    import ctypes
+
+    # Dumpable again: the user's process owns its /proc entries (oom_score_adj is written below).
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    for sig in CATCHABLE_SIGNALS:
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    for target, name in enumerate(("stdin", "stdout", "stderr", "result")):
+        os.dup2(named[name], target)
+    os.closerange(4, 65536)
+    rlimits = request["rlimits"]
+    resource.setrlimit(resource.RLIMIT_CPU, (rlimits["cpu_s"], rlimits["cpu_s"] + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (rlimits["fsize"], rlimits["fsize"]))
+    resource.setrlimit(resource.RLIMIT_STACK, (rlimits["stack"], rlimits["stack"]))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (rlimits["nofile"], rlimits["nofile"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    with open("/proc/self/oom_score_adj", "w") as adj:
+        adj.write("1000")
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = [request["argv0"]]
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", newline="\n"
+    )
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", newline="\n"
+    )
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding="utf-8",
+        errors="backslashreplace",
+        newline="\n",
+        line_buffering=True,
+    )
+    sys.setrecursionlimit(int(request.get("recursion_limit", 10000)))
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+def _result_writer(token: bytes) -> Any:
+    raw_write, raw_ftruncate, raw_exit, dumps = os.write, os.ftruncate, os._exit, json.dumps
+
+    def write_result(payload: dict[str, Any], exit_code: int = 0) -> None:
+        _flush_streams()
+        try:
+            raw_ftruncate(3, 0)
+            raw_write(3, token + b"\n" + dumps(payload).encode())
+        finally:
+            raw_exit(exit_code)
+
+    return write_result
+
+
+def _flush_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def _compile(source: bytes, filename: str, write_result: Any) -> Any:
+    try:
+        return compile(source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+        write_result({"status": "compile_error", "message": _describe_compile_error(error)})
+
+
+def _describe_compile_error(error: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(error), error)).strip()
+
+
+def _fresh_main() -> dict[str, Any]:
+    module = type(sys)("__main__")
+    module.__dict__["__builtins__"] = __builtins__
+    module.__dict__["__file__"] = sys.argv[0]
+    sys.modules["__main__"] = module
+    return module.__dict__
+
+
+def _exit_like_python(code: object) -> None:
+    """Mirror the interpreter's shutdown: atexit handlers, flushed streams, SystemExit codes."""
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    _flush_streams()
+    if code is None:
+        os._exit(0)
+    if isinstance(code, int):
+        os._exit(code & 0xFF)
+    print(code, file=sys.stderr)
+    _flush_streams()
+    os._exit(1)
+
+
+def _print_uncaught(error: BaseException) -> None:
+    traceback.print_exception(type(error), error, error.__traceback__.tb_next if error.__traceback__ else None)
+
+
+def _run_stdin(request: dict[str, Any], source: bytes, tests: bytes, write_result: Any) -> None:
+    code = _compile(source, request["argv0"], write_result)
+    namespace = _fresh_main()
+    try:
+        exec(code, namespace)
+    except SystemExit as stop:
+        _exit_like_python(stop.code)
+    except BaseException as error:
+        _print_uncaught(error)
+        _exit_like_python(1)
+    _exit_like_python(0)
+
+
+def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_result: Any) -> None:
+    code = _compile(source, request["argv0"], write_result)
+    call = json.loads(tests)
+    namespace = _fresh_main()
+    try:
+        exec(code, namespace)
+        function = _resolve_entry_point(namespace, request["entry_point"])
+        value = function(*call.get("args", []), **call.get("kwargs", {}))
+    except SystemExit:
+        write_result({"status": "exited", "message": "the program exited before returning"}, 1)
+    except BaseException as error:
+        _print_uncaught(error)
+        write_result({"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1)
+    try:
+        encoded = json.loads(json.dumps(value, allow_nan=True))
+    except (TypeError, ValueError) as error:
+        write_result({"status": "unserializable", "message": f"return value: {error}"})
+    write_result({"status": "ok", "value": encoded})
+
+
+def _resolve_entry_point(namespace: dict[str, Any], entry_point: str) -> Any:
+    if "." in entry_point:
+        class_name, method = entry_point.split(".", 1)
+        return getattr(namespace[class_name](), method)
+    if callable(namespace.get(entry_point)) and not isinstance(namespace[entry_point], type):
+        return namespace[entry_point]
+    if "Solution" in namespace and hasattr(namespace["Solution"], entry_point):
+        return getattr(namespace["Solution"](), entry_point)
+    raise NameError(f"entry point {entry_point!r} is neither a function nor a Solution method")
+
+
+def _run_assert(request: dict[str, Any], source: bytes, tests: bytes, write_result: Any) -> None:
+    entry_point = request["entry_point"]
+    program = source + b"\n\n" + tests + b"\n\ncheck(" + entry_point.encode() + b")\n"
+    code = _compile(program, request["argv0"], write_result)
+    namespace = _fresh_main()
+    try:
+        exec(code, namespace)
+    except SystemExit:
+        write_result({"status": "exited", "message": "the program exited before the tests completed"}, 1)
+    except AssertionError as error:
+        _print_uncaught(error)
+        write_result({"status": "assertion", "message": str(error)[:500]}, 1)
+    except BaseException as error:
+        _print_uncaught(error)
+        write_result({"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1)
+    write_result({"status": "ok"})
+
+
+if __name__ == "__main__":
+    main()

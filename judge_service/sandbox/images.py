@@ -1,0 +1,257 @@
+"""Build the per-language sandbox images with the docker CLI.
+
+Each language has a Dockerfile under ``sandbox_images/<lang>/`` (overridable with the
+``JUDGE_IMAGES_DIR`` environment variable) built as ``judge-sandbox-<lang>:latest`` on top of
+``debian:bookworm-slim``.  When no registry is reachable the base image is made locally with
+``debootstrap`` from the Debian mirror the machine's apt already uses, then ``docker import``.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from judge_service.exceptions import ImageBuildError
+
+LANGUAGES: tuple[str, ...] = ("python", "cpp", "c", "java", "javascript", "go", "rust")
+SANDBOX_BASE = "base"
+HASH_LABEL = "org.judge.build-hash"
+BASE_IMAGE = "debian:bookworm-slim"
+DEFAULT_MIRROR = "http://deb.debian.org/debian"
+PULL_TIMEOUT_S = 60
+_TAIL_LINES = 40
+
+Log = Callable[[str], None]
+
+
+def image_tag(language: str) -> str:
+    return f"judge-sandbox-{language}:latest"
+
+
+def images_dir() -> Path:
+    override = os.environ.get("JUDGE_IMAGES_DIR")
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "sandbox_images"
+
+
+def _check_languages(languages: Sequence[str] | None) -> list[str]:
+    chosen = list(LANGUAGES if languages is None else languages)
+    unknown = [lang for lang in chosen if lang not in LANGUAGES]
+    if unknown:
+        raise ValueError(f"unknown language(s) {unknown}; valid: {', '.join(LANGUAGES)}")
+    return chosen
+
+
+def _require_docker() -> None:
+    hint = "run scripts/ensure-docker.sh"
+    if shutil.which("docker") is None:
+        raise ImageBuildError(f"docker CLI not found; {hint}")
+    info = subprocess.run(["docker", "info"], capture_output=True, text=True, check=False)
+    if info.returncode != 0:
+        raise ImageBuildError(f"docker daemon not usable ({info.stderr.strip()[-300:]}); {hint}")
+
+
+def _image_exists(ref: str) -> bool:
+    result = subprocess.run(
+        ["docker", "image", "inspect", ref],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return result.returncode == 0
+
+
+def _run_streaming(cmd: Sequence[str], log: Log) -> None:
+    """Run ``cmd``, sending each output line to ``log``; raise ImageBuildError on failure."""
+    tail: deque[str] = deque(maxlen=_TAIL_LINES)
+    with subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    ) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            tail.append(line)
+            log(line)
+    if proc.returncode != 0:
+        raise ImageBuildError(
+            f"{' '.join(cmd)} failed (exit {proc.returncode}):\n" + "\n".join(tail)
+        )
+
+
+def _deb822_stanzas(text: str) -> list[dict[str, str]]:
+    stanzas: list[dict[str, str]] = []
+    current: dict[str, str] = {}
+    key = ""
+    for raw in text.splitlines() + [""]:
+        if raw.startswith("#"):
+            continue
+        if not raw.strip():
+            if current:
+                stanzas.append(current)
+            current, key = {}, ""
+        elif raw[0] in " \t" and key:
+            current[key] += " " + raw.strip()
+        elif ":" in raw:
+            key, value = raw.split(":", 1)
+            key = key.strip().lower()
+            current[key] = value.strip()
+    return stanzas
+
+
+def find_mirror(etc_apt: Path = Path("/etc/apt")) -> str:
+    """First ``deb`` URI that serves bookworm/main in the machine's apt sources."""
+    list_files = [etc_apt / "sources.list"]
+    list_files += [Path(p) for p in sorted(glob.glob(str(etc_apt / "sources.list.d" / "*.list")))]
+    for path in list_files:
+        try:
+            lines = path.read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            line = re.sub(r"\[[^\]]*\]", " ", line.split("#", 1)[0])  # drop [options]
+            words = line.split()
+            if len(words) >= 4 and words[0] == "deb" and words[2] == "bookworm":
+                if "main" in words[3:]:
+                    return words[1].rstrip("/")
+    for name in sorted(glob.glob(str(etc_apt / "sources.list.d" / "*.sources"))):
+        try:
+            stanzas = _deb822_stanzas(Path(name).read_text())
+        except OSError:
+            continue
+        for stanza in stanzas:
+            if stanza.get("enabled", "yes").lower() == "no":
+                continue
+            if "deb" not in stanza.get("types", "").split():
+                continue
+            if (
+                "bookworm" in stanza.get("suites", "").split()
+                and "main" in stanza.get("components", "").split()
+            ):
+                uris = stanza.get("uris", "").split()
+                if uris:
+                    return uris[0].rstrip("/")
+    return DEFAULT_MIRROR
+
+
+# The official slim image's dpkg filter, so later apt installs skip docs, man pages, locales.
+_DPKG_SLIM = """\
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+"""
+
+
+def _slim_rootfs(rootfs: Path, mirror: str) -> None:
+    """Point apt at ``mirror``, install the slim dpkg filter and drop apt caches."""
+    (rootfs / "etc/apt/sources.list").write_text(f"deb {mirror} bookworm main\n")
+    (rootfs / "etc/dpkg/dpkg.cfg.d/docker-slim").write_text(_DPKG_SLIM)
+    for pattern in ("var/cache/apt/archives/*.deb", "var/cache/apt/*.bin", "var/lib/apt/lists/*"):
+        for path in rootfs.glob(pattern):
+            if path.is_file():
+                path.unlink()
+
+
+def ensure_base_image(log: Log = print) -> None:
+    """Make ``debian:bookworm-slim`` available: local, pulled, or debootstrapped."""
+    _require_docker()
+    if _image_exists(BASE_IMAGE):
+        return
+    log(f"pulling {BASE_IMAGE} (timeout {PULL_TIMEOUT_S}s)")
+    try:
+        pull = subprocess.run(
+            ["docker", "pull", BASE_IMAGE], capture_output=True, timeout=PULL_TIMEOUT_S
+        )
+        if pull.returncode == 0:
+            return
+        reason = pull.stderr.decode(errors="replace").strip()[-300:]
+    except subprocess.TimeoutExpired:
+        reason = "timed out"
+    log(f"pull failed: {reason}")
+    if shutil.which("debootstrap") is None:
+        raise ImageBuildError(f"cannot pull {BASE_IMAGE} and debootstrap is not installed")
+    mirror = find_mirror()
+    log(f"building {BASE_IMAGE} with debootstrap from {mirror}")
+    workdir = tempfile.mkdtemp(prefix="judge-rootfs-")
+    rootfs = Path(workdir) / "rootfs"
+    try:
+        _run_streaming(["debootstrap", "--variant=minbase", "bookworm", str(rootfs), mirror], log)
+        _slim_rootfs(rootfs, mirror)
+        with subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE) as tar:
+            imported = subprocess.run(
+                ["docker", "import", "-", BASE_IMAGE], stdin=tar.stdout, capture_output=True
+            )
+        if tar.returncode != 0 or imported.returncode != 0:
+            err = imported.stderr.decode(errors="replace").strip().splitlines()[-_TAIL_LINES:]
+            raise ImageBuildError(
+                f"importing {BASE_IMAGE} failed (tar exit {tar.returncode}, docker import exit "
+                f"{imported.returncode}):\n" + "\n".join(err)
+            )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    log(f"imported {BASE_IMAGE}")
+
+
+def missing_images(languages: Sequence[str] | None = None) -> list[str]:
+    """Tags of the requested language images that are not present locally."""
+    tags = [image_tag(lang) for lang in _check_languages(languages)]
+    _require_docker()
+    return [tag for tag in tags if not _image_exists(tag)]
+
+
+def build_images(
+    languages: Sequence[str] | None = None, *, log: Log = print, rebuild: bool = False
+) -> list[str]:
+    """Build (or find up to date) the sandbox image of each language; return their tags.
+
+    An image is rebuilt when its build context (Dockerfile and files) or the shared sandbox
+    base changed since it was built: the context's hash is stored as an image label.
+    """
+    chosen = _check_languages(languages)
+    ensure_base_image(log)
+    root = images_dir()
+    base_hash = _context_hash(root / SANDBOX_BASE, "")
+    _build_if_stale(image_tag(SANDBOX_BASE), root / SANDBOX_BASE, base_hash, rebuild, log)
+    tags: list[str] = []
+    for lang in chosen:
+        tag = image_tag(lang)
+        _build_if_stale(tag, root / lang, _context_hash(root / lang, base_hash), rebuild, log)
+        tags.append(tag)
+    return tags
+
+
+def _context_hash(context: Path, parent_hash: str) -> str:
+    digest = hashlib.sha256(parent_hash.encode())
+    for path in sorted(p for p in context.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(context)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _build_if_stale(tag: str, context: Path, build_hash: str, rebuild: bool, log: Log) -> None:
+    if not rebuild and _image_label(tag, HASH_LABEL) == build_hash:
+        return
+    log(f"building {tag} from {context}")
+    _run_streaming(
+        ["docker", "build", "--force-rm", "--network", "host", "--label",
+         f"{HASH_LABEL}={build_hash}", "-t", tag, str(context)],
+        log,
+    )
+
+
+def _image_label(ref: str, label: str) -> str | None:
+    result = subprocess.run(
+        ["docker", "image", "inspect", "--format", f'{{{{index .Config.Labels "{label}"}}}}', ref],
+        capture_output=True, text=True, check=False,
+    )
+    return result.stdout.strip() if result.returncode == 0 else None

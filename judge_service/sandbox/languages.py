@@ -1,0 +1,146 @@
+"""What the engine knows about each language: image, file names, compile and run commands."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from judge_service.sandbox.models import TestMode
+
+BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp",
+}
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """One language's toolchain; ``{memory_mb}`` in a run argument is filled per job."""
+
+    name: str
+    source_name: str
+    run_argv: tuple[str, ...]
+    compile_argv: tuple[str, ...] = ()
+    artifacts: tuple[str, ...] = ()
+    modes: frozenset[TestMode] = frozenset({TestMode.STDIN})
+    harness_argv: tuple[str, ...] = ()
+    use_zygote: bool = False
+    # Runtimes that reserve memory of their own (JVM, V8) get this much RSS above the limit.
+    rss_allowance_mb: int = 0
+    mle_markers: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.compile_argv)
+
+    def environment(self) -> dict[str, str]:
+        return {**BASE_ENV, **self.env}
+
+    def source_file(self, code: str) -> str:
+        if self.name == "java":
+            return java_class_name(code) + ".java"
+        return self.source_name
+
+    def main_argv(self, code: str, memory_mb: int) -> list[str]:
+        values = {"memory_mb": str(memory_mb), "main_class": java_class_name(code)}
+        return [part.format(**values) for part in self.run_argv]
+
+    def compile_command(self, code: str) -> list[str]:
+        return [part.format(source=self.source_file(code)) for part in self.compile_argv]
+
+
+_JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")
+_JAVA_MAIN_CLASS = re.compile(
+    r"class\s+([A-Za-z_$][\w$]*)[^{]*\{(?:(?!\bclass\b).)*?static\s+void\s+main\s*\(", re.S
+)
+
+
+def java_class_name(code: str) -> str:
+    """The class javac must see in a file of its own name: the public one, else the one with main."""
+    for pattern in (_JAVA_PUBLIC_CLASS, _JAVA_MAIN_CLASS):
+        match = pattern.search(code)
+        if match:
+            return match.group(1)
+    return "Main"
+
+
+_NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
+
+LANGUAGES: dict[str, LanguageSpec] = {
+    spec.name: spec
+    for spec in (
+        LanguageSpec(
+            name="python",
+            source_name="main.py",
+            run_argv=("/usr/bin/python3", "main.py"),
+            modes=frozenset(TestMode),
+            use_zygote=True,
+            mle_markers=("MemoryError",),
+            env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "OPENBLAS_NUM_THREADS": "1"},
+        ),
+        LanguageSpec(
+            name="cpp",
+            source_name="main.cpp",
+            compile_argv=("/usr/bin/g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "{source}", "-lm"),
+            artifacts=("main",),
+            run_argv=("/work/main",),
+            mle_markers=("std::bad_alloc",),
+        ),
+        LanguageSpec(
+            name="c",
+            source_name="main.c",
+            compile_argv=("/usr/bin/gcc", "-O2", "-std=gnu11", "-pipe", "-o", "main", "{source}", "-lm"),
+            artifacts=("main",),
+            run_argv=("/work/main",),
+        ),
+        LanguageSpec(
+            name="java",
+            source_name="Main.java",
+            compile_argv=("/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8",
+                          "-d", ".", "{source}"),
+            artifacts=("*.class",),
+            run_argv=("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
+                      "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-cp", "/work", "{main_class}"),
+            rss_allowance_mb=96,
+            mle_markers=("java.lang.OutOfMemoryError",),
+        ),
+        LanguageSpec(
+            name="javascript",
+            source_name="main.js",
+            compile_argv=("/usr/bin/node", "--check", "{source}"),
+            run_argv=(*_NODE_RUN, "main.js"),
+            harness_argv=(*_NODE_RUN, "/opt/judge/harness.js"),
+            modes=frozenset(TestMode),
+            rss_allowance_mb=64,
+            mle_markers=("JavaScript heap out of memory",),
+        ),
+        LanguageSpec(
+            name="go",
+            source_name="main.go",
+            compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
+            artifacts=("main",),
+            run_argv=("/work/main",),
+            env={"GOCACHE": "/tmp/go-cache", "GOPATH": "/tmp/go", "CGO_ENABLED": "0",
+                 "GO111MODULE": "off", "GOTOOLCHAIN": "local"},
+        ),
+        LanguageSpec(
+            name="rust",
+            source_name="main.rs",
+            compile_argv=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
+            artifacts=("main",),
+            run_argv=("/work/main",),
+        ),
+    )
+}
+
+
+def get_language(name: str) -> LanguageSpec:
+    try:
+        return LANGUAGES[name]
+    except KeyError:
+        raise ValueError(f"unknown language {name!r}; choose one of {', '.join(LANGUAGES)}") from None

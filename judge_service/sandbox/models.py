@@ -1,0 +1,154 @@
+"""The engine's typed API: a job goes in, a result comes out; verdicts are data."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Verdict(str, Enum):
+    """A test's or a job's outcome. SE means the judge failed, never the program."""
+
+    AC = "AC"  # accepted
+    WA = "WA"  # wrong answer
+    TLE = "TLE"  # CPU or wall time limit exceeded
+    MLE = "MLE"  # memory limit exceeded
+    RE = "RE"  # runtime error: non-zero exit, signal, uncaught exception
+    CE = "CE"  # compilation error
+    OLE = "OLE"  # output limit exceeded
+    SE = "SE"  # system error: the judge itself failed
+
+
+class TestMode(str, Enum):
+    STDIN = "stdin"  # program reads stdin, output is checked
+    FUNCTION = "function"  # LeetCode style: call entry_point with JSON args, compare the return
+    ASSERT = "assert"  # HumanEval style: append the test code, run check(entry_point)
+
+
+class CheckerKind(str, Enum):
+    EXACT = "exact"
+    TOKENS = "tokens"
+    FLOAT = "float"
+    CASE_INSENSITIVE = "case_insensitive"
+    CUSTOM = "custom"
+
+
+class Checker(BaseModel):
+    """How stdin-mode output (and, for tolerance, function-mode returns) is compared.
+
+    A custom checker is a Python 3 program run sandboxed as
+    ``checker.py INPUT EXPECTED ACTUAL``; exit 0 accepts, 1 or 2 rejects, anything else is a
+    system error (the checker, not the submission, failed). What it prints is the message.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: CheckerKind = CheckerKind.TOKENS
+    abs_tol: float = Field(1e-6, ge=0)
+    rel_tol: float = Field(1e-6, ge=0)
+    code: str | None = None
+
+    @model_validator(mode="after")
+    def _custom_needs_code(self) -> Checker:
+        if self.kind is CheckerKind.CUSTOM and not (self.code and self.code.strip()):
+            raise ValueError("a custom checker needs its Python source in 'code'")
+        return self
+
+
+class TestCase(BaseModel):
+    """stdin: ``input``/``output``; function: ``args``/``kwargs``/``expected``; assert: ``code``."""
+
+    model_config = ConfigDict(extra="forbid")
+    __test__ = False  # not a pytest class
+
+    input: str = ""
+    output: str | None = None
+    args: list[Any] | None = None
+    kwargs: dict[str, Any] | None = None
+    expected: Any = None
+    code: str | None = None
+
+    def has_expected(self) -> bool:
+        return "expected" in self.model_fields_set
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    time_limit_ms: int = Field(2000, ge=1, description="CPU time (user + system) per test.")
+    wall_time_limit_ms: int | None = Field(
+        None, ge=1, description="Wall time per test; default 2x CPU + 1 s (catches sleepers)."
+    )
+    memory_limit_mb: int = Field(256, ge=8, description="Peak resident memory per test.")
+    output_limit_kb: int = Field(65536, ge=1, description="stdout (and stderr) size per test.")
+    compile_time_limit_ms: int = Field(20000, ge=100, description="Wall time of the compiler.")
+    compile_memory_limit_mb: int = Field(1536, ge=64)
+
+    @property
+    def wall_ms(self) -> int:
+        return self.wall_time_limit_ms or 2 * self.time_limit_ms + 1000
+
+
+class Job(BaseModel):
+    """One submission against one problem's tests."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    language: str
+    code: str
+    tests: list[TestCase] = Field(min_length=1)
+    mode: TestMode = TestMode.STDIN
+    entry_point: str | None = None
+    checker: Checker = Field(default_factory=Checker)
+    limits: Limits = Field(default_factory=Limits)
+    stop_on_first_failure: bool = False
+    files: dict[str, bytes] = Field(default_factory=dict, description="Copied into /work first.")
+    fetch_files: list[str] = Field(default_factory=list, description="Copied out after the run.")
+
+
+class TestResult(BaseModel):
+    __test__ = False
+
+    verdict: Verdict
+    time_ms: float = Field(description="CPU time, user + system.")
+    wall_ms: float
+    memory_kb: int = Field(description="Peak resident set size.")
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    message: str = ""
+
+
+class CompileResult(BaseModel):
+    ok: bool
+    output: str = ""
+    time_ms: float = 0.0
+    cached: bool = False
+
+
+class FetchedFile(BaseModel):
+    name: str
+    content: bytes | None = None
+    error: str | None = None
+
+
+class JobResult(BaseModel):
+    verdict: Verdict
+    passed: int
+    total: int
+    tests: list[TestResult] = Field(default_factory=list)
+    compile: CompileResult | None = None
+    files: list[FetchedFile] = Field(default_factory=list)
+    system_error: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
+    @classmethod
+    def system_failure(cls, total: int, message: str) -> JobResult:
+        return cls(verdict=Verdict.SE, passed=0, total=total, system_error=message)

@@ -1,0 +1,244 @@
+"""SandboxPool: warm sandboxes per language, a compile cache, and the judge() entry point.
+
+Like go-judge's pool: a sandbox goes back to the pool only if its agent reset it cleanly after
+the job (every process killed, scratch space wiped, IPC objects removed); otherwise it is
+destroyed and a fresh one is started on demand.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import docker
+import docker.errors
+
+from judge_service.exceptions import SandboxCrashed, SandboxError, SandboxUnavailable
+from judge_service.sandbox import _jobs
+from judge_service.sandbox.cache import CompileCache, CompiledProgram, compile_key
+from judge_service.sandbox.models import Job, JobResult
+from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
+from judge_service.settings import Settings, get_settings
+
+
+@dataclass
+class PoolStats:
+    """Counters a metrics endpoint can read without locking."""
+
+    jobs: int = 0
+    tests: int = 0
+    sandboxes_started: int = 0
+    sandboxes_destroyed: int = 0
+    job_verdicts: dict[str, int] = field(default_factory=dict)
+    test_verdicts: dict[str, int] = field(default_factory=dict)
+
+
+class _LanguagePool:
+    def __init__(self, language: str, capacity: int) -> None:
+        self.language = language
+        self.capacity = capacity
+        self.idle: list[Sandbox] = []
+        self.count = 0
+        self.busy = 0
+        self.condition = threading.Condition()
+
+
+class SandboxPool:
+    """Thread-safe. ``judge`` raises only SandboxError (infrastructure) or InvalidJobError."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        client: docker.DockerClient | None = None,
+        sandbox_factory: Callable[[str], Sandbox] | None = None,
+    ) -> None:
+        self.settings = settings or get_settings()
+        self.cache = CompileCache(self.settings.compile_cache_mb << 20)
+        self.stats = PoolStats()
+        self._client = client
+        self._factory = sandbox_factory or self._start_sandbox
+        self._pools: dict[str, _LanguagePool] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        self._image_ids: dict[str, str] = {}
+
+    # ---- public API -----------------------------------------------------------------------
+    def judge(self, job: Job) -> JobResult:
+        """Judge one job; the verdict is data, exceptions mean the judge could not judge it."""
+        started = time.monotonic()
+        spec = _jobs.validate(job, self.settings)
+        key = compile_key(self._image_id(job.language), job.language, spec.compile_command(job.code),
+                          job.code) if spec.compiled else ""
+        cached = self.cache.get(key) if key else None
+        if cached is not None and not cached.ok:
+            result = _jobs.job_result(job, {"tests": []}, b"", cached)
+        else:
+            header, blob = _jobs.agent_header(job, spec, self.settings, cached)
+            reply, reply_blob = self._run(job, header, blob, cached is None and spec.compiled)
+            compiled = _jobs.compiled_program(reply, reply_blob)
+            if key and compiled is not None:
+                self.cache.put(key, compiled)
+            result = _jobs.job_result(job, reply, reply_blob, cached)
+        result.duration_ms = (time.monotonic() - started) * 1000
+        self._count(result)
+        return result
+
+    def judge_many(self, jobs: Sequence[Job], workers: int | None = None) -> list[JobResult]:
+        """Judge in parallel, in order; a job the infrastructure failed becomes an SE result."""
+        if not jobs:
+            return []
+        width = workers or max(1, self.settings.sandboxes_per_language * len({j.language for j in jobs}))
+        with ThreadPoolExecutor(max_workers=min(width, len(jobs))) as executor:
+            return list(executor.map(self._judge_or_system_error, jobs))
+
+    def warm(self, languages: Iterable[str], count: int | None = None) -> None:
+        """Start sandboxes ahead of traffic (``count`` per language, default its capacity)."""
+        started: list[tuple[_LanguagePool, Sandbox]] = []
+        for language in languages:
+            pool = self._pool(language)
+            target = min(count or pool.capacity, pool.capacity)
+            while True:
+                with pool.condition:
+                    if pool.count >= target:
+                        break
+                    pool.count += 1
+                started.append((pool, self._create(pool)))
+        for pool, sandbox in started:
+            self._release(pool, sandbox, healthy=True)
+
+    def occupancy(self) -> dict[str, dict[str, int]]:
+        return {
+            name: {"busy": pool.busy, "idle": len(pool.idle), "capacity": pool.capacity}
+            for name, pool in self._pools.items()
+        }
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            pools = list(self._pools.values())
+        for pool in pools:
+            with pool.condition:
+                idle, pool.idle = pool.idle, []
+                pool.count -= len(idle)
+                pool.condition.notify_all()
+            for sandbox in idle:
+                sandbox.close()
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ---- internals --------------------------------------------------------------------------
+    def _judge_or_system_error(self, job: Job) -> JobResult:
+        try:
+            return self.judge(job)
+        except SandboxError as error:
+            return JobResult.system_failure(len(job.tests), str(error))
+
+    def _run(
+        self, job: Job, header: dict[str, object], blob: bytes, compiling: bool
+    ) -> tuple[dict[str, object], bytes]:
+        pool = self._pool(job.language)
+        sandbox = self._acquire(pool)
+        healthy = False
+        try:
+            reply, reply_blob = sandbox.request(
+                header, blob, timeout=_jobs.deadline_seconds(job, compiling)
+            )
+            if reply.get("op") == "error":
+                raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")
+            healthy = not reply.get("reset_error")
+            sandbox.jobs_run += 1
+            return reply, reply_blob
+        finally:
+            self._release(pool, sandbox, healthy)
+
+    def _pool(self, language: str) -> _LanguagePool:
+        with self._lock:
+            if self._closed:
+                raise SandboxUnavailable("the sandbox pool is closed")
+            if language not in self._pools:
+                self._pools[language] = _LanguagePool(language, self.settings.sandboxes_per_language)
+            return self._pools[language]
+
+    def _acquire(self, pool: _LanguagePool) -> Sandbox:
+        with pool.condition:
+            while not pool.idle and pool.count >= pool.capacity:
+                pool.condition.wait()
+                if self._closed:
+                    raise SandboxUnavailable("the sandbox pool is closed")
+            pool.busy += 1
+            if pool.idle:
+                return pool.idle.pop()
+            pool.count += 1
+        try:
+            return self._create(pool)
+        except BaseException:
+            with pool.condition:
+                pool.busy -= 1
+                pool.condition.notify()
+            raise
+
+    def _create(self, pool: _LanguagePool) -> Sandbox:
+        try:
+            sandbox = self._factory(pool.language)
+        except BaseException:
+            with pool.condition:
+                pool.count -= 1
+                pool.condition.notify()
+            raise
+        self.stats.sandboxes_started += 1
+        return sandbox
+
+    def _release(self, pool: _LanguagePool, sandbox: Sandbox, healthy: bool) -> None:
+        with pool.condition:
+            pool.busy = max(0, pool.busy - 1)
+            if healthy and not self._closed:
+                pool.idle.append(sandbox)
+                pool.condition.notify()
+                return
+            pool.count -= 1
+            pool.condition.notify()
+        self.stats.sandboxes_destroyed += 1
+        sandbox.close()
+
+    def _docker(self) -> docker.DockerClient:
+        if self._client is None:
+            try:
+                self._client = docker.from_env(timeout=120)
+                self._client.ping()
+            except docker.errors.DockerException as error:
+                self._client = None
+                raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
+            remove_stale_sandboxes(self._client)
+        return self._client
+
+    def _image_id(self, language: str) -> str:
+        if language not in self._image_ids:
+            try:
+                image = self._docker().images.get(self.settings.image_prefix + language)
+            except docker.errors.ImageNotFound as error:
+                raise SandboxUnavailable(
+                    f"image {self.settings.image_prefix}{language} is missing; run `judge images build`"
+                ) from error
+            except docker.errors.DockerException as error:
+                raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
+            self._image_ids[language] = image.id or ""
+        return self._image_ids[language]
+
+    def _start_sandbox(self, language: str) -> Sandbox:
+        self._image_id(language)
+        return Sandbox(self._docker(), language, self.settings)
+
+    def _count(self, result: JobResult) -> None:
+        self.stats.jobs += 1
+        self.stats.tests += len(result.tests)
+        job_verdicts, test_verdicts = self.stats.job_verdicts, self.stats.test_verdicts
+        job_verdicts[result.verdict.value] = job_verdicts.get(result.verdict.value, 0) + 1
+        for test in result.tests:
+            test_verdicts[test.verdict.value] = test_verdicts.get(test.verdict.value, 0) + 1

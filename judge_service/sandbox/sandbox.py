@@ -1,0 +1,188 @@
+"""One warm sandbox: a hardened container whose PID 1 is the judging agent.
+
+The host talks to the agent over the container's attached stdin/stdout (one Docker attach
+stream for the container's whole life), so no container start and no ``docker exec`` happens
+per job or per test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import struct
+import time
+from collections import deque
+from typing import Any
+
+import docker
+import docker.errors
+
+from judge_service.exceptions import SandboxCrashed, SandboxTimeout, SandboxUnavailable
+from judge_service.sandbox import _bundle
+from judge_service.settings import Settings
+
+FRAME_HEADER = struct.Struct(">II")
+DOCKER_STREAM_HEADER = struct.Struct(">BxxxI")
+STDOUT, STDERR = 1, 2
+SANDBOX_LABEL = "org.judge.sandbox"
+OWNER_LABEL = "org.judge.owner"
+OWNER = f"{socket.gethostname()}:{os.getpid()}"
+_serial = itertools.count(1)
+
+
+class Sandbox:
+    """A started container plus its agent; use :meth:`request` from one thread at a time."""
+
+    def __init__(self, client: docker.DockerClient, language: str, settings: Settings) -> None:
+        self.language = language
+        self.jobs_run = 0
+        self._stderr: deque[bytes] = deque(maxlen=64)
+        self._pending = bytearray()
+        self._frames = bytearray()
+        bundle = _bundle.agent_bundle()
+        try:
+            self._container = client.containers.create(
+                image=settings.image_prefix + language,
+                command=_bundle.boot_argv(bundle, _bundle.AGENT_MODULE, site=False),
+                name=f"judge-{language}-{int(time.time())}-{next(_serial)}",
+                labels={SANDBOX_LABEL: "1", OWNER_LABEL: OWNER, "org.judge.language": language},
+                user=settings.sandbox_user,
+                network_mode="none",
+                read_only=True,
+                tmpfs={
+                    "/work": f"rw,exec,nosuid,nodev,size={settings.sandbox_work_mb}m,mode=1777",
+                    "/tmp": f"rw,exec,nosuid,nodev,size={settings.sandbox_tmp_mb}m,mode=1777",
+                },
+                shm_size="64m",
+                ipc_mode="private",
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                pids_limit=settings.sandbox_pids_limit,
+                mem_limit=f"{settings.sandbox_memory_mb}m",
+                memswap_limit=f"{settings.sandbox_memory_mb}m",
+                working_dir="/work",
+                environment={"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
+                stdin_open=True,
+                detach=True,
+            )
+            attached = self._container.attach_socket(
+                params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            )
+            self._socket: socket.socket = getattr(attached, "_sock", attached)
+            self._attached = attached
+            self._container.start()
+            self._socket.sendall(bundle)
+            zygote = _bundle.zygote_bundle() if language == "python" else b""
+            init = {
+                "op": "init",
+                "zygote_bundle": zygote.decode(),
+                "zygote_argv": _bundle.boot_argv(zygote, _bundle.ZYGOTE_MODULE, site=True),
+            }
+            ready, _ = self.request(init, timeout=settings.sandbox_start_timeout_s)
+        except docker.errors.DockerException as error:
+            self.close()
+            raise SandboxUnavailable(f"cannot start a {language} sandbox: {error}") from error
+        except Exception:
+            self.close()
+            raise
+        if ready.get("op") != "ready":
+            self.close()
+            raise SandboxCrashed(f"{language} sandbox agent did not start: {ready}")
+        self.id: str = self._container.id or ""
+
+    def request(
+        self, header: dict[str, Any], blob: bytes = b"", *, timeout: float
+    ) -> tuple[dict[str, Any], bytes]:
+        """Send one frame and wait for the agent's answer (SandboxTimeout past ``timeout``)."""
+        encoded = json.dumps(header).encode()
+        try:
+            self._socket.sendall(FRAME_HEADER.pack(len(encoded), len(blob)) + encoded + blob)
+        except OSError as error:
+            raise SandboxCrashed(f"{self.language} sandbox is gone: {error}") from error
+        deadline = time.monotonic() + timeout
+        head = self._read_stdout(FRAME_HEADER.size, deadline)
+        header_size, blob_size = FRAME_HEADER.unpack(head)
+        reply = json.loads(self._read_stdout(header_size, deadline))
+        return reply, self._read_stdout(blob_size, deadline)
+
+    def diagnostics(self) -> str:
+        return b"".join(self._stderr).decode("utf-8", "replace")[-4000:]
+
+    def close(self) -> None:
+        container = getattr(self, "_container", None)
+        for closable in (getattr(self, "_attached", None), getattr(self, "_socket", None)):
+            try:
+                if closable is not None:
+                    closable.close()
+            except OSError:
+                pass
+        if container is not None:
+            try:
+                container.remove(force=True)
+            except docker.errors.DockerException:
+                pass
+
+    def _read_stdout(self, size: int, deadline: float) -> bytes:
+        while len(self._frames) < size:
+            self._fill(deadline)
+        data = bytes(self._frames[:size])
+        del self._frames[:size]
+        return data
+
+    def _fill(self, deadline: float) -> None:
+        """Read from the Docker attach stream and demultiplex it into stdout and stderr."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise SandboxTimeout(f"{self.language} sandbox did not answer in time")
+        self._socket.settimeout(remaining)
+        try:
+            chunk = self._socket.recv(1 << 20)
+        except TimeoutError as error:
+            raise SandboxTimeout(f"{self.language} sandbox did not answer in time") from error
+        except OSError as error:
+            raise SandboxCrashed(f"{self.language} sandbox stream failed: {error}") from error
+        if not chunk:
+            raise SandboxCrashed(
+                f"{self.language} sandbox agent exited; its stderr: {self.diagnostics()!r}"
+            )
+        self._pending += chunk
+        while len(self._pending) >= DOCKER_STREAM_HEADER.size:
+            stream, size = DOCKER_STREAM_HEADER.unpack_from(self._pending)
+            end = DOCKER_STREAM_HEADER.size + size
+            if len(self._pending) < end:
+                break
+            payload = bytes(self._pending[DOCKER_STREAM_HEADER.size : end])
+            del self._pending[:end]
+            if stream == STDOUT:
+                self._frames += payload
+            elif stream == STDERR:
+                self._stderr.append(payload)
+
+
+def remove_stale_sandboxes(client: docker.DockerClient) -> int:
+    """Remove sandbox containers whose owning judge process on this host has died."""
+    removed = 0
+    for container in client.containers.list(all=True, filters={"label": SANDBOX_LABEL}):
+        host, _, pid = container.labels.get(OWNER_LABEL, ":").partition(":")
+        if host != socket.gethostname() or _alive(int(pid or 0)):
+            continue
+        try:
+            container.remove(force=True)
+            removed += 1
+        except docker.errors.DockerException:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

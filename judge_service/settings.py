@@ -1,0 +1,42 @@
+"""One settings object for the whole service; every field can be set as ``JUDGE_<NAME>``."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="JUDGE_", env_file=".env", extra="ignore")
+
+    sandboxes_per_language: int = Field(
+        default_factory=lambda: os.cpu_count() or 2,
+        ge=1,
+        description="Most warm sandbox containers per language (default: one per core).",
+    )
+    sandbox_memory_mb: int = Field(
+        2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
+    )
+    sandbox_pids_limit: int = Field(128, ge=16, description="Most processes in one sandbox.")
+    sandbox_work_mb: int = Field(256, ge=16, description="Size of the /work tmpfs.")
+    sandbox_tmp_mb: int = Field(64, ge=8, description="Size of the /tmp tmpfs.")
+    sandbox_user: str = Field("65534:65534", description="Non-root uid:gid sandboxes run as.")
+    sandbox_start_timeout_s: float = Field(60.0, gt=0, description="Container start deadline.")
+    image_prefix: str = Field("judge-sandbox-", description="Sandbox images are PREFIX<language>.")
+    max_source_bytes: int = Field(1 << 20, ge=1, description="Largest accepted source code.")
+    max_tests: int = Field(1000, ge=1, description="Most tests in one job.")
+    max_time_limit_ms: int = Field(30000, ge=1, description="Largest per-test CPU time limit.")
+    max_memory_limit_mb: int = Field(1024, ge=16, description="Largest per-test memory limit.")
+    max_output_limit_kb: int = Field(262144, ge=1, description="Largest per-test output limit.")
+    report_bytes: int = Field(
+        4096, ge=0, description="stdout/stderr kept per test in results (the rest is cut)."
+    )
+    compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

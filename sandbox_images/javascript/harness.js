@@ -1,0 +1,1 @@
+// harness: written by the sandbox engine
