@@ -1,0 +1,29 @@
+"""Shared fixtures. Integration tests use real Docker sandboxes; they fail, never skip,
+when Docker or the images are missing (CI must run them: see .ci/run)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from judge_service.sandbox.models import Job, JobResult
+from judge_service.sandbox.pool import SandboxPool
+from judge_service.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def pool() -> Iterator[SandboxPool]:
+    with SandboxPool(Settings(sandboxes_per_language=2)) as sandbox_pool:
+        yield sandbox_pool
+
+
+@pytest.fixture
+def judge(pool: SandboxPool) -> Any:
+    """``judge(language, code, tests, **job_fields) -> JobResult``."""
+
+    def run(language: str, code: str, tests: list[dict[str, Any]], **fields: Any) -> JobResult:
+        return pool.judge(Job(language=language, code=code, tests=tests, **fields))
+
+    return run
