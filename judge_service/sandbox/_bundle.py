@@ -36,14 +36,20 @@ ZYGOTE_MODULE = "judge_service.sandbox.agent.zygote"
 
 
 def _bundle(modules: list[str]) -> bytes:
-    entries = [[name, (AGENT_DIR / f"{name.rpartition('.')[2]}.py").read_text()] for name in modules]
+    entries = [
+        [name, (AGENT_DIR / f"{name.rpartition('.')[2]}.py").read_text()] for name in modules
+    ]
     return json.dumps({"modules": entries}).encode()
 
 
 @lru_cache
 def agent_bundle() -> bytes:
     return _bundle(
-        ["judge_service.sandbox.agent.checkers", "judge_service.sandbox.agent.helpers", AGENT_MODULE]
+        [
+            "judge_service.sandbox.agent.checkers",
+            "judge_service.sandbox.agent.helpers",
+            AGENT_MODULE,
+        ]
     )
 
 

@@ -21,8 +21,13 @@ from judge_service.sandbox.models import (
 from judge_service.settings import Settings
 
 CHECKER_ARGV = ["/usr/bin/python3", "-I", "/dev/fd/3", "/dev/fd/4", "/dev/fd/5", "/dev/fd/6"]
-CHECKER_LIMITS = {"cpu_ms": 10000, "wall_ms": 20000, "memory_kb": 512 * 1024,
-                  "output_bytes": 1 << 16, "report_bytes": 4096}
+CHECKER_LIMITS = {
+    "cpu_ms": 10000,
+    "wall_ms": 20000,
+    "memory_kb": 512 * 1024,
+    "output_bytes": 1 << 16,
+    "report_bytes": 4096,
+}
 MAX_FILES_BYTES = 32 << 20
 # Room for the agent, the zygote and captured output above a test's own memory limit.
 SANDBOX_OVERHEAD_MB = 192
@@ -83,10 +88,13 @@ def _validate_limits(job: Job, spec: LanguageSpec, settings: Settings) -> None:
         settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB - spec.rss_allowance_mb,
     )
     if limits.memory_limit_mb > ceiling:
-        raise InvalidJobError(f"memory_limit_mb {limits.memory_limit_mb} exceeds the maximum {ceiling}")
+        raise InvalidJobError(
+            f"memory_limit_mb {limits.memory_limit_mb} exceeds the maximum {ceiling}"
+        )
     if limits.output_limit_kb > settings.max_output_limit_kb:
         raise InvalidJobError(
-            f"output_limit_kb {limits.output_limit_kb} exceeds the maximum {settings.max_output_limit_kb}"
+            f"output_limit_kb {limits.output_limit_kb} exceeds the maximum "
+            f"{settings.max_output_limit_kb}"
         )
     if limits.compile_memory_limit_mb > settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB:
         raise InvalidJobError("compile_memory_limit_mb exceeds the sandbox's memory")
@@ -156,11 +164,17 @@ def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:
 def _checker(job: Job) -> dict[str, Any]:
     checker = job.checker
     described: dict[str, Any] = {
-        "kind": checker.kind.value, "abs_tol": checker.abs_tol, "rel_tol": checker.rel_tol
+        "kind": checker.kind.value,
+        "abs_tol": checker.abs_tol,
+        "rel_tol": checker.rel_tol,
     }
     if checker.kind is CheckerKind.CUSTOM:
-        described.update(source=checker.code, argv=CHECKER_ARGV, limits=CHECKER_LIMITS,
-                         env=LANGUAGES["python"].environment())
+        described.update(
+            source=checker.code,
+            argv=CHECKER_ARGV,
+            limits=CHECKER_LIMITS,
+            env=LANGUAGES["python"].environment(),
+        )
     return described
 
 
@@ -183,7 +197,9 @@ def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | No
     for entry in reply.get("artifacts", []):
         if "error" in entry:
             continue
-        artifacts.append(Artifact(entry["name"], entry["mode"], blob[offset : offset + entry["size"]]))
+        artifacts.append(
+            Artifact(entry["name"], entry["mode"], blob[offset : offset + entry["size"]])
+        )
         offset += entry["size"]
     return CompiledProgram(compiled["ok"], compiled["output"], compiled["cpu_ms"], tuple(artifacts))
 
@@ -207,7 +223,9 @@ def job_result(
     passed = sum(test.verdict is Verdict.AC for test in tests)
     fetched = _fetched(reply, blob)
     if compile_result is not None and not compile_result.ok:
-        return JobResult(verdict=Verdict.CE, passed=0, total=total, compile=compile_result, files=fetched)
+        return JobResult(
+            verdict=Verdict.CE, passed=0, total=total, compile=compile_result, files=fetched
+        )
     failures = [test for test in tests if test.verdict is not Verdict.AC]
     system_errors = [test.message for test in failures if test.verdict is Verdict.SE]
     verdict = failures[0].verdict if failures else Verdict.AC

@@ -243,8 +243,18 @@ def _build_if_stale(tag: str, context: Path, build_hash: str, rebuild: bool, log
         return
     log(f"building {tag} from {context}")
     _run_streaming(
-        ["docker", "build", "--force-rm", "--network", "host", "--label",
-         f"{HASH_LABEL}={build_hash}", "-t", tag, str(context)],
+        [
+            "docker",
+            "build",
+            "--force-rm",
+            "--network",
+            "host",
+            "--label",
+            f"{HASH_LABEL}={build_hash}",
+            "-t",
+            tag,
+            str(context),
+        ],
         log,
     )
 
@@ -252,6 +262,8 @@ def _build_if_stale(tag: str, context: Path, build_hash: str, rebuild: bool, log
 def _image_label(ref: str, label: str) -> str | None:
     result = subprocess.run(
         ["docker", "image", "inspect", "--format", f'{{{{index .Config.Labels "{label}"}}}}', ref],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return result.stdout.strip() if result.returncode == 0 else None

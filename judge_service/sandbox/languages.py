@@ -61,7 +61,7 @@ _JAVA_MAIN_CLASS = re.compile(
 
 
 def java_class_name(code: str) -> str:
-    """The class javac must see in a file of its own name: the public one, else the one with main."""
+    """The class javac needs in a file of its own name: the public one, else the one with main."""
     for pattern in (_JAVA_PUBLIC_CLASS, _JAVA_MAIN_CLASS):
         match = pattern.search(code)
         if match:
@@ -81,12 +81,25 @@ LANGUAGES: dict[str, LanguageSpec] = {
             modes=frozenset(TestMode),
             use_zygote=True,
             mle_markers=("MemoryError",),
-            env={"PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "OPENBLAS_NUM_THREADS": "1"},
+            env={
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "PYTHONIOENCODING": "utf-8",
+                "OPENBLAS_NUM_THREADS": "1",
+            },
         ),
         LanguageSpec(
             name="cpp",
             source_name="main.cpp",
-            compile_argv=("/usr/bin/g++", "-O2", "-std=c++17", "-pipe", "-o", "main", "{source}", "-lm"),
+            compile_argv=(
+                "/usr/bin/g++",
+                "-O2",
+                "-std=c++17",
+                "-pipe",
+                "-o",
+                "main",
+                "{source}",
+                "-lm",
+            ),
             artifacts=("main",),
             run_argv=("/work/main",),
             mle_markers=("std::bad_alloc",),
@@ -94,18 +107,44 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="c",
             source_name="main.c",
-            compile_argv=("/usr/bin/gcc", "-O2", "-std=gnu11", "-pipe", "-o", "main", "{source}", "-lm"),
+            compile_argv=(
+                "/usr/bin/gcc",
+                "-O2",
+                "-std=gnu11",
+                "-pipe",
+                "-o",
+                "main",
+                "{source}",
+                "-lm",
+            ),
             artifacts=("main",),
             run_argv=("/work/main",),
         ),
         LanguageSpec(
             name="java",
             source_name="Main.java",
-            compile_argv=("/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8",
-                          "-d", ".", "{source}"),
+            compile_argv=(
+                "/usr/bin/javac",
+                "-J-Xmx512m",
+                "-J-XX:+UseSerialGC",
+                "-encoding",
+                "UTF-8",
+                "-d",
+                ".",
+                "{source}",
+            ),
             artifacts=("*.class",),
-            run_argv=("/usr/bin/java", "-Xmx{memory_mb}m", "-Xss64m", "-XX:+UseSerialGC",
-                      "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-cp", "/work", "{main_class}"),
+            run_argv=(
+                "/usr/bin/java",
+                "-Xmx{memory_mb}m",
+                "-Xss64m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:-UsePerfData",
+                "-cp",
+                "/work",
+                "{main_class}",
+            ),
             rss_allowance_mb=96,
             mle_markers=("java.lang.OutOfMemoryError",),
         ),
@@ -125,8 +164,13 @@ LANGUAGES: dict[str, LanguageSpec] = {
             compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
             artifacts=("main",),
             run_argv=("/work/main",),
-            env={"GOCACHE": "/tmp/go-cache", "GOPATH": "/tmp/go", "CGO_ENABLED": "0",
-                 "GO111MODULE": "off", "GOTOOLCHAIN": "local"},
+            env={
+                "GOCACHE": "/tmp/go-cache",
+                "GOPATH": "/tmp/go",
+                "CGO_ENABLED": "0",
+                "GO111MODULE": "off",
+                "GOTOOLCHAIN": "local",
+            },
         ),
         LanguageSpec(
             name="rust",
@@ -143,4 +187,6 @@ def get_language(name: str) -> LanguageSpec:
     try:
         return LANGUAGES[name]
     except KeyError:
-        raise ValueError(f"unknown language {name!r}; choose one of {', '.join(LANGUAGES)}") from None
+        raise ValueError(
+            f"unknown language {name!r}; choose one of {', '.join(LANGUAGES)}"
+        ) from None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """A test's or a job's outcome. SE means the judge failed, never the program."""
 
     AC = "AC"  # accepted
@@ -21,13 +21,13 @@ class Verdict(str, Enum):
     SE = "SE"  # system error: the judge itself failed
 
 
-class TestMode(str, Enum):
+class TestMode(StrEnum):
     STDIN = "stdin"  # program reads stdin, output is checked
     FUNCTION = "function"  # LeetCode style: call entry_point with JSON args, compare the return
     ASSERT = "assert"  # HumanEval style: append the test code, run check(entry_point)
 
 
-class CheckerKind(str, Enum):
+class CheckerKind(StrEnum):
     EXACT = "exact"
     TOKENS = "tokens"
     FLOAT = "float"

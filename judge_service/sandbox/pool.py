@@ -18,7 +18,7 @@ import docker.errors
 
 from judge_service.exceptions import SandboxCrashed, SandboxError, SandboxUnavailable
 from judge_service.sandbox import _jobs
-from judge_service.sandbox.cache import CompileCache, CompiledProgram, compile_key
+from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
 from judge_service.settings import Settings, get_settings
@@ -70,8 +70,13 @@ class SandboxPool:
         """Judge one job; the verdict is data, exceptions mean the judge could not judge it."""
         started = time.monotonic()
         spec = _jobs.validate(job, self.settings)
-        key = compile_key(self._image_id(job.language), job.language, spec.compile_command(job.code),
-                          job.code) if spec.compiled else ""
+        key = (
+            compile_key(
+                self._image_id(job.language), job.language, spec.compile_command(job.code), job.code
+            )
+            if spec.compiled
+            else ""
+        )
         cached = self.cache.get(key) if key else None
         if cached is not None and not cached.ok:
             result = _jobs.job_result(job, {"tests": []}, b"", cached)
@@ -90,7 +95,9 @@ class SandboxPool:
         """Judge in parallel, in order; a job the infrastructure failed becomes an SE result."""
         if not jobs:
             return []
-        width = workers or max(1, self.settings.sandboxes_per_language * len({j.language for j in jobs}))
+        width = workers or max(
+            1, self.settings.sandboxes_per_language * len({j.language for j in jobs})
+        )
         with ThreadPoolExecutor(max_workers=min(width, len(jobs))) as executor:
             return list(executor.map(self._judge_or_system_error, jobs))
 
@@ -163,7 +170,9 @@ class SandboxPool:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
             if language not in self._pools:
-                self._pools[language] = _LanguagePool(language, self.settings.sandboxes_per_language)
+                self._pools[language] = _LanguagePool(
+                    language, self.settings.sandboxes_per_language
+                )
             return self._pools[language]
 
     def _acquire(self, pool: _LanguagePool) -> Sandbox:
@@ -224,7 +233,8 @@ class SandboxPool:
                 image = self._docker().images.get(self.settings.image_prefix + language)
             except docker.errors.ImageNotFound as error:
                 raise SandboxUnavailable(
-                    f"image {self.settings.image_prefix}{language} is missing; run `judge images build`"
+                    f"image {self.settings.image_prefix}{language} is missing; "
+                    "run `judge images build`"
                 ) from error
             except docker.errors.DockerException as error:
                 raise SandboxUnavailable(f"Docker is not reachable: {error}") from error

@@ -114,7 +114,9 @@ class Agent:
         self.spawner = Helper("spawner", [SPAWNER])
         self.zygote: Helper | None = None
         if init.get("zygote_bundle"):
-            self.zygote = Helper("python zygote", init["zygote_argv"], init["zygote_bundle"].encode())
+            self.zygote = Helper(
+                "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
+            )
         for helper in self._helpers():
             helper.start()
 
@@ -205,13 +207,17 @@ class Agent:
         tests_fd = _memfd("tests", tests_data)
         try:
             if job.get("use_zygote"):
-                watch = self._zygote_run(job, token, [stdin, stdout, stderr, result, source_fd, tests_fd])
+                watch = self._zygote_run(
+                    job, token, [stdin, stdout, stderr, result, source_fd, tests_fd]
+                )
             else:
                 fds = [stdin, stdout, stderr]
                 if mode != "stdin":
                     fds += [result, _memfd("token", token.encode()), tests_fd]
                 try:
-                    watch = self._spawn_and_watch(job["run"]["argv"], job["run"]["env"], fds, limits)
+                    watch = self._spawn_and_watch(
+                        job["run"]["argv"], job["run"]["env"], fds, limits
+                    )
                 finally:
                     for fd in fds[4:5]:  # the token, created only for harness modes
                         os.close(fd)
@@ -257,11 +263,17 @@ class Agent:
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGXCPU or watch.cpu_ms > limits["cpu_ms"]:
             return {"verdict": "TLE", "message": "cpu time limit exceeded"}
-        if watch.peak_kb > memory_limit_kb or any(m.encode() in err for m in job.get("mle_markers", [])):
+        if watch.peak_kb > memory_limit_kb or any(
+            m.encode() in err for m in job.get("mle_markers", [])
+        ):
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
             return {"verdict": "MLE", "message": "killed by the memory cap"}
-        if signal_number == signal.SIGXFSZ or len(out) > limits["output_bytes"] or len(err) > limits["output_bytes"]:
+        if (
+            signal_number == signal.SIGXFSZ
+            or len(out) > limits["output_bytes"]
+            or len(err) > limits["output_bytes"]
+        ):
             return {"verdict": "OLE", "message": "output limit exceeded"}
         outcome = _harness_outcome(harness, token) if job["mode"] != "stdin" or harness else None
         if outcome and outcome.get("status") == "compile_error":
@@ -269,27 +281,45 @@ class Agent:
         if watch.status != 0:
             detail = outcome.get("message", "") if outcome else ""
             if job["mode"] == "assert" and outcome and outcome.get("status") == "assertion":
-                return {"verdict": "WA", "message": "assertion failed" + (f": {detail}" if detail else "")}
-            how = f"signal {signal_number}" if signal_number else f"exit code {_exit_code(watch.status)}"
-            return {"verdict": "RE", "message": f"runtime error ({how})" + (f": {detail}" if detail else "")}
+                return {
+                    "verdict": "WA",
+                    "message": "assertion failed" + (f": {detail}" if detail else ""),
+                }
+            how = (
+                f"signal {signal_number}"
+                if signal_number
+                else f"exit code {_exit_code(watch.status)}"
+            )
+            return {
+                "verdict": "RE",
+                "message": f"runtime error ({how})" + (f": {detail}" if detail else ""),
+            }
         if job["mode"] == "stdin":
             return self._check_output(job, test, out, stdin_data)
         if outcome is None:
             return {"verdict": "RE", "message": "the program exited before the tests completed"}
         if job["mode"] == "assert":
-            return {"verdict": "AC", "message": ""} if outcome.get("status") == "ok" else {
-                "verdict": "WA", "message": outcome.get("message", "")}
+            return (
+                {"verdict": "AC", "message": ""}
+                if outcome.get("status") == "ok"
+                else {"verdict": "WA", "message": outcome.get("message", "")}
+            )
         if outcome.get("status") != "ok":
             return {"verdict": "WA", "message": outcome.get("message", "")}
         options = job["checker"]
         accepted = checkers.json_values_equal(
-            outcome.get("value"), test["expected"], options.get("abs_tol", 1e-6), options.get("rel_tol", 1e-6)
+            outcome.get("value"),
+            test["expected"],
+            options.get("abs_tol", 1e-6),
+            options.get("rel_tol", 1e-6),
         )
         if accepted:
             return {"verdict": "AC", "message": ""}
         return {"verdict": "WA", "message": "returned " + checkers.short_json(outcome.get("value"))}
 
-    def _check_output(self, job: dict[str, Any], test: dict[str, Any], out: bytes, stdin_data: bytes) -> dict[str, Any]:
+    def _check_output(
+        self, job: dict[str, Any], test: dict[str, Any], out: bytes, stdin_data: bytes
+    ) -> dict[str, Any]:
         checker = job["checker"]
         expected = test["output"].encode()
         if checker["kind"] != "custom":
@@ -301,19 +331,26 @@ class Agent:
         try:
             watch = self._spawn_and_watch(checker["argv"], checker["env"], fds, checker["limits"])
             self._kill_stragglers()
-            message = _read_memfd(fds[1], 4096) + _read_memfd(fds[2], 4096)
+            printed = _read_memfd(fds[1], 4096) + _read_memfd(fds[2], 4096)
         finally:
             for fd in fds:
                 os.close(fd)
-        text = _display(message).strip()
+        text = _display(printed).strip()
         code = _exit_code(watch.status)
         if not watch.killed_for and code in (0, 1, 2):
             return {"verdict": "AC" if code == 0 else "WA", "message": text}
-        return {"verdict": "SE", "message": f"checker failed (exit {code}, {watch.killed_for or 'no limit'}): {text}"}
+        return {
+            "verdict": "SE",
+            "message": f"checker failed (exit {code}, {watch.killed_for or 'no limit'}): {text}",
+        }
 
     # ---- processes --------------------------------------------------------------------
     def _spawn_and_watch(
-        self, argv: list[str], env: dict[str, str], fds: list[int], limits: dict[str, Any],
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        fds: list[int],
+        limits: dict[str, Any],
         cap_fds: list[int] | None = None,
     ) -> ProcessWatch:
         request = spawner_request(argv, env, _rlimits(limits))
@@ -322,14 +359,24 @@ class Agent:
     def _zygote_run(self, job: dict[str, Any], token: str, fds: list[int]) -> ProcessWatch:
         assert self.zygote is not None
         request = {
-            "op": "spawn", "mode": job["mode"], "entry_point": job.get("entry_point") or "",
-            "token": token, "rlimits": _rlimits(job["limits"]), "cwd": "/work",
-            "env": job["run"]["env"], "argv0": job["run"]["argv0"],
+            "op": "spawn",
+            "mode": job["mode"],
+            "entry_point": job.get("entry_point") or "",
+            "token": token,
+            "rlimits": _rlimits(job["limits"]),
+            "cwd": "/work",
+            "env": job["run"]["env"],
+            "argv0": job["run"]["argv0"],
         }
         return self._run_via(self.zygote, json.dumps(request).encode(), fds, job["limits"], [])
 
     def _run_via(
-        self, helper: Helper, request: bytes, fds: list[int], limits: dict[str, Any], cap_fds: list[int]
+        self,
+        helper: Helper,
+        request: bytes,
+        fds: list[int],
+        limits: dict[str, Any],
+        cap_fds: list[int],
     ) -> ProcessWatch:
         started = time.monotonic()
         pid = helper.spawn(request, fds)
@@ -346,7 +393,9 @@ class Agent:
         watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
         return watch
 
-    def _watch(self, pid: int, wait_fd: int, started: float, limits: dict[str, Any], cap_fds: list[int]) -> ProcessWatch:
+    def _watch(
+        self, pid: int, wait_fd: int, started: float, limits: dict[str, Any], cap_fds: list[int]
+    ) -> ProcessWatch:
         """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach."""
         watch = ProcessWatch()
         cpu_limit_s = limits["cpu_ms"] / 1000.0
@@ -422,8 +471,11 @@ class Agent:
         self._remove_sysv_ipc()
         for helper in self._helpers():
             nonce = os.urandom(8).hex()
-            ping = spawner_ping(nonce) if helper is self.spawner else json.dumps(
-                {"op": "ping", "nonce": nonce}).encode()
+            ping = (
+                spawner_ping(nonce)
+                if helper is self.spawner
+                else json.dumps({"op": "ping", "nonce": nonce}).encode()
+            )
             if not helper.healthy(ping, nonce):
                 helper.stop()
                 try:
@@ -437,7 +489,11 @@ class Agent:
         return "; ".join(problems)
 
     def _remove_sysv_ipc(self) -> None:
-        for kind, remove in (("shm", self.libc.shmctl), ("msg", self.libc.msgctl), ("sem", self.libc.semctl)):
+        for kind, remove in (
+            ("shm", self.libc.shmctl),
+            ("msg", self.libc.msgctl),
+            ("sem", self.libc.semctl),
+        ):
             try:
                 with open(f"/proc/sysvipc/{kind}") as table:
                     rows = table.read().splitlines()[1:]
@@ -584,8 +640,12 @@ def _copy_out(patterns: list[str], glob: bool) -> tuple[list[dict[str, Any]], by
     """Copy regular files only (no symlinks, FIFOs or devices), within a total size cap."""
     names = patterns
     if glob:
-        names = sorted(n for n in os.listdir("/work") if any(fnmatch.fnmatch(n, p) for p in patterns))
-    entries, chunks, total = [], [], 0
+        names = sorted(
+            n for n in os.listdir("/work") if any(fnmatch.fnmatch(n, p) for p in patterns)
+        )
+    entries: list[dict[str, Any]] = []
+    chunks: list[bytes] = []
+    total = 0
     for name in names:
         try:
             fd = _open_no_follow(name)

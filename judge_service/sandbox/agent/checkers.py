@@ -50,7 +50,9 @@ def numbers_close(got: float, want: float, abs_tol: float, rel_tol: float) -> bo
     return abs(got - want) <= max(abs_tol, rel_tol * abs(want))
 
 
-def check_output(kind: str, actual: bytes, expected: bytes, options: dict[str, Any]) -> tuple[bool, str]:
+def check_output(
+    kind: str, actual: bytes, expected: bytes, options: dict[str, Any]
+) -> tuple[bool, str]:
     """Dispatch on a built-in checker kind (``custom`` is run by the agent, not here)."""
     if kind == "exact":
         return check_exact(actual, expected)
@@ -60,7 +62,10 @@ def check_output(kind: str, actual: bytes, expected: bytes, options: dict[str, A
         return check_case_insensitive(actual, expected)
     if kind == "float":
         return check_float(
-            actual, expected, float(options.get("abs_tol", 1e-6)), float(options.get("rel_tol", 1e-6))
+            actual,
+            expected,
+            float(options.get("abs_tol", 1e-6)),
+            float(options.get("rel_tol", 1e-6)),
         )
     raise ValueError(f"unknown checker kind {kind!r}")
 
@@ -75,7 +80,7 @@ def json_values_equal(got: Any, want: Any, abs_tol: float = 1e-6, rel_tol: float
         return numbers_close(float(got), float(want), abs_tol, rel_tol)
     if isinstance(want, list) and isinstance(got, list):
         return len(got) == len(want) and all(
-            json_values_equal(g, w, abs_tol, rel_tol) for g, w in zip(got, want)
+            json_values_equal(g, w, abs_tol, rel_tol) for g, w in zip(got, want, strict=True)
         )
     if isinstance(want, dict) and isinstance(got, dict):
         return got.keys() == want.keys() and all(
@@ -103,7 +108,7 @@ def _same_token(got: bytes, want: bytes) -> bool:
 def _compare_tokens(
     got_tokens: list[bytes], want_tokens: list[bytes], same: Any
 ) -> tuple[bool, str]:
-    for index, (got, want) in enumerate(zip(got_tokens, want_tokens)):
+    for index, (got, want) in enumerate(zip(got_tokens, want_tokens, strict=False)):
         if not same(got, want):
             return False, f"token {index + 1}: expected {_show(want)}, got {_show(got)}"
     if len(got_tokens) != len(want_tokens):
@@ -112,7 +117,7 @@ def _compare_tokens(
 
 
 def _first_difference(actual: bytes, expected: bytes) -> str:
-    for index, (got, want) in enumerate(zip(actual, expected)):
+    for index, (got, want) in enumerate(zip(actual, expected, strict=False)):
         if got != want:
             return f"byte {index}: expected {bytes([want])!r}, got {bytes([got])!r}"
     return f"expected {len(expected)} bytes, got {len(actual)}"

@@ -104,7 +104,7 @@ def _receive(control: socket.socket) -> tuple[bytes, list[int]]:
 def _child(request: dict[str, Any], fds: list[int]) -> None:
     """Runs in the forked child; never returns."""
     try:
-        named = dict(zip(CHILD_FDS, fds))
+        named = dict(zip(CHILD_FDS, fds, strict=False))
         source = _read_all(named["source"])
         tests = _read_all(named["tests"]) if "tests" in named else b""
         _enter_sandbox(request, named)
@@ -143,13 +143,13 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int]) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = [request["argv0"]]
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(  # type: ignore[misc]
         io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", newline="\n"
     )
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(  # type: ignore[misc]
         io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", newline="\n"
     )
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(  # type: ignore[misc]
         io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
         encoding="utf-8",
         errors="backslashreplace",
@@ -230,7 +230,9 @@ def _exit_like_python(code: object) -> None:
 
 
 def _print_uncaught(error: BaseException) -> None:
-    traceback.print_exception(type(error), error, error.__traceback__.tb_next if error.__traceback__ else None)
+    traceback.print_exception(
+        type(error), error, error.__traceback__.tb_next if error.__traceback__ else None
+    )
 
 
 def _run_stdin(request: dict[str, Any], source: bytes, tests: bytes, write_result: Any) -> None:
@@ -258,7 +260,9 @@ def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_re
         write_result({"status": "exited", "message": "the program exited before returning"}, 1)
     except BaseException as error:
         _print_uncaught(error)
-        write_result({"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1)
+        write_result(
+            {"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1
+        )
     try:
         encoded = json.loads(json.dumps(value, allow_nan=True))
     except (TypeError, ValueError) as error:
@@ -285,13 +289,17 @@ def _run_assert(request: dict[str, Any], source: bytes, tests: bytes, write_resu
     try:
         exec(code, namespace)
     except SystemExit:
-        write_result({"status": "exited", "message": "the program exited before the tests completed"}, 1)
+        write_result(
+            {"status": "exited", "message": "the program exited before the tests completed"}, 1
+        )
     except AssertionError as error:
         _print_uncaught(error)
         write_result({"status": "assertion", "message": str(error)[:500]}, 1)
     except BaseException as error:
         _print_uncaught(error)
-        write_result({"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1)
+        write_result(
+            {"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1
+        )
     write_result({"status": "ok"})
 
 
