@@ -1,0 +1,93 @@
+"""Unit tests of the engine's own logic that need no Docker: cache, languages, wire format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from judge_service.sandbox import _bundle, _jobs
+from judge_service.sandbox.cache import Artifact, CompileCache, CompiledProgram, compile_key
+from judge_service.sandbox.languages import LANGUAGES, java_class_name
+from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.settings import Settings
+
+
+def _program(size: int) -> CompiledProgram:
+    return CompiledProgram(True, "", 1.0, (Artifact("main", 0o755, b"x" * size),))
+
+
+def test_compile_cache_hits_and_evicts_least_recent_by_bytes() -> None:
+    cache = CompileCache(max_bytes=250)
+    cache.put("a", _program(100))
+    cache.put("b", _program(100))
+    assert cache.get("a") is not None  # a is now the most recent
+    cache.put("c", _program(100))  # over budget: evicts b
+    assert cache.get("b") is None
+    assert cache.get("a") is not None and cache.get("c") is not None
+    assert (cache.hits, cache.misses) == (3, 1)
+    cache.put("huge", _program(1000))  # larger than the whole cache: not stored
+    assert cache.get("huge") is None
+
+
+def test_compile_key_depends_on_every_part() -> None:
+    base = compile_key("img", "cpp", ["g++", "-O2"], "int main(){}")
+    assert base == compile_key("img", "cpp", ["g++", "-O2"], "int main(){}")
+    assert base != compile_key("img2", "cpp", ["g++", "-O2"], "int main(){}")
+    assert base != compile_key("img", "cpp", ["g++", "-O0"], "int main(){}")
+    assert base != compile_key("img", "cpp", ["g++", "-O2"], "int main(){ }")
+
+
+def test_java_file_is_named_after_the_public_or_main_class() -> None:
+    assert java_class_name("public class Solver { public static void main(String[] a){} }") == (
+        "Solver"
+    )
+    code = "class Helper {}\nclass App { public static void main(String[] a) {} }"
+    assert java_class_name(code) == "App"
+    assert java_class_name("int x;") == "Main"
+    assert LANGUAGES["java"].source_file("public final class Q {}") == "Q.java"
+
+
+def test_agent_header_uses_cached_artifacts_instead_of_compiling() -> None:
+    job = Job(language="cpp", code="int main(){}", tests=[{"input": "", "output": ""}])
+    spec = _jobs.validate(job, Settings())
+    fresh, blob = _jobs.agent_header(job, spec, Settings(), None)
+    assert fresh["compile"]["argv"][0] == "/usr/bin/g++" and blob == b""
+    cached = CompiledProgram(True, "", 5.0, (Artifact("main", 0o755, b"ELF"),))
+    header, blob = _jobs.agent_header(job, spec, Settings(), cached)
+    assert "compile" not in header
+    assert header["blob_files"] == [{"name": "main", "size": 3, "mode": 0o755}] and blob == b"ELF"
+
+
+def test_job_result_reports_first_failure_and_pass_rate() -> None:
+    job = Job(language="python", code="x", tests=[{"input": "", "output": ""}] * 4)
+    test = {"time_ms": 1.0, "wall_ms": 1.0, "memory_kb": 10}
+    reply = {"tests": [{"verdict": v, **test} for v in ("AC", "TLE", "WA", "AC")]}
+    result = _jobs.job_result(job, reply, b"", None)
+    assert result.verdict is Verdict.TLE and result.passed == 2 and result.pass_rate == 0.5
+
+
+def test_checker_failure_is_a_system_error_not_a_wrong_answer() -> None:
+    job = Job(language="python", code="x", tests=[{"input": "", "output": ""}])
+    reply = {"tests": [{"verdict": "SE", "time_ms": 1, "wall_ms": 1, "memory_kb": 1,
+                        "message": "checker failed"}]}
+    result = _jobs.job_result(job, reply, b"", None)
+    assert result.verdict is Verdict.SE and result.system_error == "checker failed"
+    assert JobResult.system_failure(3, "down").pass_rate == 0.0
+
+
+def test_boot_loader_builds_packages_and_runs_main() -> None:
+    """The bootstrap that ships the agent over stdin, exercised on the host interpreter."""
+    modules = [["pkg.helper", "VALUE = 41\n"],
+               ["pkg.entry", "from pkg import helper\ndef main():\n    print(helper.VALUE + 1)\n"]]
+    bundle = json.dumps({"modules": modules}).encode()
+    argv = _bundle.boot_argv(bundle, "pkg.entry", site=False)
+    completed = subprocess.run([sys.executable, *argv[1:]], input=bundle, capture_output=True,
+                               check=True)
+    assert completed.stdout == b"42\n"
+
+
+def test_agent_bundle_contains_every_agent_module() -> None:
+    names = [name for name, _ in json.loads(_bundle.agent_bundle())["modules"]]
+    assert names[-1] == _bundle.AGENT_MODULE
+    assert "judge_service.sandbox.agent.checkers" in names
