@@ -1,0 +1,147 @@
+"""The service's wire format: problems, judge requests and results (HTTP, Celery, store)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from judge_service.sandbox.models import Checker, TestMode, Verdict
+
+
+class Reference(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    language: str
+    code: str
+
+
+class Problem(BaseModel):
+    """A problem: its tests, limits, and what the complexity judge compares against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200)
+    mode: TestMode = TestMode.STDIN
+    tests: list[dict[str, Any] | str] = Field(
+        min_length=1,
+        description='stdin: {"input", "output"}; function: {"args", "kwargs"?, "expected"}; '
+        "assert: the test code (a string or {\"code\"}).",
+    )
+    entry_point: str | None = Field(None, description="Function name or Solution.method.")
+    checker: Checker = Field(default_factory=Checker)
+    time_limit_ms: int = Field(2000, ge=1)
+    memory_limit_mb: int = Field(256, ge=8)
+    reference: Reference | None = Field(None, description="The optimal solution.")
+    optimal_complexity: str | None = Field(None, description='For example "O(n log n)".')
+    input_generator: str | None = Field(
+        None, description="Python code defining generate(n) -> an input of size n."
+    )
+
+    @model_validator(mode="after")
+    def _entry_point_for_call_modes(self) -> Problem:
+        if self.mode is not TestMode.STDIN and not self.entry_point:
+            raise ValueError(f"{self.mode.value} mode needs an entry_point")
+        return self
+
+    def test_cases(self) -> list[dict[str, Any]]:
+        """Tests in the engine's shape (an assert test given as a string becomes {"code"})."""
+        return [{"code": test} if isinstance(test, str) else test for test in self.tests]
+
+    def content_hash(self) -> str:
+        """Identifies a version: any edit of any field makes a new version."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ComplexityMode(StrEnum):
+    AUTO = "auto"
+    OFF = "off"
+    REQUIRED = "required"
+
+
+class JudgeOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    stop_on_first_failure: bool = False
+    complexity: ComplexityMode = ComplexityMode.AUTO
+
+
+class SubmissionIn(BaseModel):
+    """One candidate: a problem (by id or inline), a language, and code or a raw completion."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    problem_id: str | None = None
+    problem: Problem | None = None
+    language: str
+    code: str | None = None
+    completion: str | None = None
+
+
+class JudgeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # Items stay loosely typed here so that one malformed item fails alone (status "error").
+    submissions: list[dict[str, Any]]
+    options: JudgeOptions = Field(default_factory=JudgeOptions)
+
+
+class TestOut(BaseModel):
+    __test__ = False
+
+    verdict: Verdict
+    time_ms: float
+    memory_kb: int
+
+
+class RewardOut(BaseModel):
+    format: float
+    correctness: float
+    time: float
+    total: float
+
+
+class ComplexityOut(BaseModel):
+    predicted: str
+    reference: str | None
+    method: str
+    confidence: float
+    decided_by: str | None = None
+    signals: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class SubmissionResult(BaseModel):
+    id: str | None
+    status: Literal["ok", "error", "system_error"]
+    error: str | None = None
+    verdict: Verdict | None = None
+    pass_rate: float | None = None
+    tests: list[TestOut] = Field(default_factory=list)
+    compile_output: str | None = None
+    reward: RewardOut | None = None
+    complexity: ComplexityOut | None = None
+    cached: bool = False
+
+
+class JudgeResponse(BaseModel):
+    results: list[SubmissionResult]
+
+
+class SubmitResponse(BaseModel):
+    job_id: str
+    status: str
+    total: int
+
+
+class JobStatus(BaseModel):
+    job_id: str
+    status: Literal["queued", "running", "done", "failed"]
+    total: int
+    completed: int
+    results: list[SubmissionResult] | None = None
+    error: str | None = None
