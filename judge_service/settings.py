@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from judge_service.reward import RewardConfig
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="JUDGE_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="JUDGE_", env_file=".env", extra="ignore", env_nested_delimiter="__"
+    )
 
     sandboxes_per_language: int = Field(
         default_factory=lambda: os.cpu_count() or 2,
@@ -35,6 +40,48 @@ class Settings(BaseSettings):
         4096, ge=0, description="stdout/stderr kept per test in results (the rest is cut)."
     )
     compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
+
+    database_url: str = Field(
+        "sqlite:///./judge.db",
+        description="SQLAlchemy URL of the store, e.g. postgresql+psycopg://user@host/db.",
+    )
+    broker_url: str | None = Field(
+        None,
+        description="Celery broker (redis://... or amqp://...). Unset: judge in-process, no queue.",
+    )
+    result_backend: str | None = Field(
+        None, description="Celery result backend; defaults to the broker when it is Redis."
+    )
+    queue_name: str = Field("judge", description="Celery queue the judge tasks go to.")
+    chunk_size: int = Field(
+        8, ge=1, description="Submissions per task: a batch fans out in chunks of this size."
+    )
+    task_visibility_timeout_s: int = Field(
+        300,
+        ge=5,
+        description="Redis broker: a task a dead worker held is redelivered after this long.",
+    )
+    batch_timeout_s: float = Field(
+        3600.0, gt=0, description="Longest a synchronous batch may wait for its results."
+    )
+    worker_concurrency: int = Field(2, ge=1, description="Chunks one worker judges at once.")
+    api_keys: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated; when set, requests need 'Authorization: Bearer <key>'.",
+    )
+    max_batch: int = Field(4096, ge=1, description="Most submissions in one request.")
+    max_body_bytes: int = Field(256 << 20, ge=1024, description="Largest request body.")
+    reward: RewardConfig = Field(
+        default_factory=RewardConfig,
+        description="Reward weights and code extraction (JUDGE_REWARD__TIME_WEIGHT=0.5, ...).",
+    )
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _split_keys(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [key.strip() for key in value.split(",") if key.strip()]
+        return value
 
 
 @lru_cache

@@ -12,7 +12,20 @@ from judge_service.sandbox.models import (
     TestResult,
     Verdict,
 )
-from judge_service.sandbox.pool import SandboxPool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from judge_service.sandbox.pool import SandboxPool
+
+
+def __getattr__(name: str) -> object:
+    # The pool imports the settings, which import the models: loaded on first use, no cycle.
+    if name == "SandboxPool":
+        from judge_service.sandbox.pool import SandboxPool
+
+        return SandboxPool
+    raise AttributeError(name)
+
 
 __all__ = [
     "Checker",

@@ -116,6 +116,10 @@ class SandboxPool:
         for pool, sandbox in started:
             self._release(pool, sandbox, healthy=True)
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def occupancy(self) -> dict[str, dict[str, int]]:
         return {
             name: {"busy": pool.busy, "idle": len(pool.idle), "capacity": pool.capacity}
