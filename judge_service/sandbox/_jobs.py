@@ -20,7 +20,29 @@ from judge_service.sandbox.models import (
 )
 from judge_service.settings import Settings
 
-CHECKER_ARGV = ["/usr/bin/python3", "-I", "/dev/fd/3", "/dev/fd/4", "/dev/fd/5", "/dev/fd/6"]
+# A checker that crashes must read as a failed checker (exit 3), not as "wrong answer" (exit 1,
+# which is also what an uncaught Python exception exits with).
+_CHECKER_RUNNER = (
+    "import runpy, sys, traceback\n"
+    "sys.argv = sys.argv[1:]\n"
+    "try:\n"
+    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    "except SystemExit:\n"
+    "    raise\n"
+    "except BaseException:\n"
+    "    traceback.print_exc()\n"
+    "    sys.exit(3)\n"
+)
+CHECKER_ARGV = [
+    "/usr/bin/python3",
+    "-I",
+    "-c",
+    _CHECKER_RUNNER,
+    "/dev/fd/3",
+    "/dev/fd/4",
+    "/dev/fd/5",
+    "/dev/fd/6",
+]
 CHECKER_LIMITS = {
     "cpu_ms": 10000,
     "wall_ms": 20000,

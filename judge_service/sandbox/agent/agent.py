@@ -208,7 +208,10 @@ class Agent:
         try:
             if job.get("use_zygote"):
                 watch = self._zygote_run(
-                    job, token, [stdin, stdout, stderr, result, source_fd, tests_fd]
+                    job,
+                    token,
+                    [stdin, stdout, stderr, result, source_fd, tests_fd],
+                    [stdout, stderr],
                 )
             else:
                 fds = [stdin, stdout, stderr]
@@ -216,7 +219,7 @@ class Agent:
                     fds += [result, _memfd("token", token.encode()), tests_fd]
                 try:
                     watch = self._spawn_and_watch(
-                        job["run"]["argv"], job["run"]["env"], fds, limits
+                        job["run"]["argv"], job["run"]["env"], fds, limits, [stdout, stderr]
                     )
                 finally:
                     for fd in fds[4:5]:  # the token, created only for harness modes
@@ -257,6 +260,15 @@ class Agent:
         memory_limit_kb = limits["memory_kb"]
         if watch.lost:
             return {"verdict": "RE", "message": watch.lost}
+        # Output first: runtimes that ignore SIGXFSZ (JVM, Go) spin on failed writes until a
+        # time limit, but the cause is the output.
+        if (
+            watch.killed_for == "output"
+            or signal_number == signal.SIGXFSZ
+            or len(out) > limits["output_bytes"]
+            or len(err) > limits["output_bytes"]
+        ):
+            return {"verdict": "OLE", "message": "output limit exceeded"}
         if watch.killed_for in ("cpu", "wall"):
             return {"verdict": "TLE", "message": f"{watch.killed_for} time limit exceeded"}
         if watch.killed_for == "memory":
@@ -269,12 +281,6 @@ class Agent:
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
             return {"verdict": "MLE", "message": "killed by the memory cap"}
-        if (
-            signal_number == signal.SIGXFSZ
-            or len(out) > limits["output_bytes"]
-            or len(err) > limits["output_bytes"]
-        ):
-            return {"verdict": "OLE", "message": "output limit exceeded"}
         outcome = _harness_outcome(harness, token) if job["mode"] != "stdin" or harness else None
         if outcome and outcome.get("status") == "compile_error":
             return {"verdict": "CE", "message": outcome.get("message", "")}
@@ -356,7 +362,9 @@ class Agent:
         request = spawner_request(argv, env, _rlimits(limits))
         return self._run_via(self.spawner, request, fds, limits, cap_fds or [])
 
-    def _zygote_run(self, job: dict[str, Any], token: str, fds: list[int]) -> ProcessWatch:
+    def _zygote_run(
+        self, job: dict[str, Any], token: str, fds: list[int], cap_fds: list[int]
+    ) -> ProcessWatch:
         assert self.zygote is not None
         request = {
             "op": "spawn",
@@ -368,7 +376,7 @@ class Agent:
             "env": job["run"]["env"],
             "argv0": job["run"]["argv0"],
         }
-        return self._run_via(self.zygote, json.dumps(request).encode(), fds, job["limits"], [])
+        return self._run_via(self.zygote, json.dumps(request).encode(), fds, job["limits"], cap_fds)
 
     def _run_via(
         self,
