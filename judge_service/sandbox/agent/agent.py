@@ -20,6 +20,7 @@ import fcntl
 import fnmatch
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -41,6 +42,7 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SPAWNER = "/opt/judge/spawner"
 SCRATCH_DIRS = ("/work", "/tmp", "/dev/shm", "/dev/mqueue")
 KILL_GRACE_S = 2.0
+PSS_MAX_PROCESSES = 16
 MAX_COPY_OUT_BYTES = 64 << 20
 RESULT_LIMIT = 1 << 20
 
@@ -80,6 +82,13 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 
 def main() -> None:
     LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Init only receives signals it handles; Python's SIGINT handler would be one.
+    for sig in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD}:
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+    sys.setrecursionlimit(100000)
     protocol = Protocol()
     init, _ = protocol.read()
     agent = Agent(init, LIBC)
@@ -105,6 +114,7 @@ class ProcessWatch:
         self.wall_ms = 0.0
         self.peak_kb = 0
         self.killed_for = ""
+        self.orphan_cpu_ms = 0.0
         self.lost = ""
 
 
@@ -113,6 +123,8 @@ class Agent:
         self.libc = libc
         self.spawner = Helper("spawner", [SPAWNER])
         self.zygote: Helper | None = None
+        self.limits = _limits_of(0)
+        self.tainted = ""
         if init.get("zygote_bundle"):
             self.zygote = Helper(
                 "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
@@ -180,6 +192,13 @@ class Agent:
         try:
             for test in job["tests"]:
                 result = self._run_one(job, test, source_fd)
+                tampered = self._repair_after_test()
+                if tampered:
+                    result.update(
+                        verdict="RE", message=f"the program tampered with the judge: {tampered}"
+                    )
+                    reply["tests"].append(result)
+                    break
                 reply["tests"].append(result)
                 if result["verdict"] == "CE":
                     reply["compile"] = {"ok": False, "output": result.pop("message"), "cpu_ms": 0.0}
@@ -275,9 +294,8 @@ class Agent:
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGXCPU or watch.cpu_ms > limits["cpu_ms"]:
             return {"verdict": "TLE", "message": "cpu time limit exceeded"}
-        if watch.peak_kb > memory_limit_kb or any(
-            m.encode() in err for m in job.get("mle_markers", [])
-        ):
+        overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV
+        if overflowed or any(m.encode() in err for m in job.get("mle_markers", [])):
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
             return {"verdict": "MLE", "message": "killed by the memory cap"}
@@ -397,7 +415,7 @@ class Agent:
             watch.lost = "the program killed the judge's helper process"
             return watch
         watch.status = report["status"]
-        watch.cpu_ms = report["cpu_ms"]
+        watch.cpu_ms = report["cpu_ms"] + watch.orphan_cpu_ms
         watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
         return watch
 
@@ -421,12 +439,12 @@ class Agent:
             if now >= wall_deadline:
                 watch.killed_for = "wall"
             if now >= cpu_check_at:
-                used = _cpu_seconds(pid)
+                used = _usage(self._job_pids())[1]
                 if used >= cpu_limit_s:
                     watch.killed_for = watch.killed_for or "cpu"
                 cpu_check_at = now + max(cpu_limit_s - used, 0.005)
             if now >= next_poll:
-                rss = _rss_kb(pid)
+                rss = _memory_kb(self._job_pids(), memory_limit_kb)
                 watch.peak_kb = max(watch.peak_kb, rss)
                 if rss > memory_limit_kb:
                     watch.killed_for = watch.killed_for or "memory"
@@ -439,7 +457,33 @@ class Agent:
                 select.select([wait_fd], [], [], KILL_GRACE_S)
                 break
         watch.wall_ms = (time.monotonic() - started) * 1000.0
+        # Children the program left running (or unreaped) count too: sampled before they die.
+        others = [other for other in self._job_pids() if other != pid]
+        watch.peak_kb = max(watch.peak_kb, _memory_kb(others, memory_limit_kb))
+        cpu_s = _usage(others)[1]
+        watch.orphan_cpu_ms = cpu_s * 1000.0
         return watch
+
+    def _job_pids(self) -> list[int]:
+        keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
+        return [pid for pid in _all_pids() if pid not in keep]
+
+    def _repair_after_test(self) -> str:
+        """Undo what a test could do to the judge's own processes; '' when nothing was wrong.
+
+        A stopped or dead helper is replaced. A helper whose limits were changed (prlimit(2)
+        checks only uids) is replaced; the agent's own changed limits cannot all be restored
+        (a lowered hard limit stays), so that taints the sandbox: the job stops and the reset
+        fails, which destroys it.
+        """
+        for helper in self._helpers():
+            if helper.pid and (
+                _state(helper.pid) not in ("S", "R") or _limits_of(helper.pid) != self.limits
+            ):
+                helper.stop()
+        if _limits_of(0) != self.limits:
+            self.tainted = "resource limits of the judge were changed"
+        return self.tainted
 
     def _kill_stragglers(self) -> None:
         """Kill every process but this agent and its helpers; reap what is left."""
@@ -469,11 +513,20 @@ class Agent:
     # ---- reset --------------------------------------------------------------------------
     def reset(self) -> str:
         """Kill every process of the job, wipe scratch space, drop IPC objects; '' when clean."""
+        try:
+            return self._reset()
+        except Exception as error:  # the host destroys a sandbox it cannot trust
+            return f"reset failed: {error!r}"[:1000]
+
+    def _reset(self) -> str:
         self._kill_stragglers()
-        problems = []
+        problems = [self.tainted] if self.tainted or self._repair_after_test() else []
         for directory in SCRATCH_DIRS:
             if os.path.isdir(directory):
-                _wipe(directory)
+                try:
+                    _wipe(directory)
+                except RecursionError:
+                    self._remove_with_rm(directory)
                 if os.listdir(directory):
                     problems.append(f"{directory} not empty after wipe")
         self._remove_sysv_ipc()
@@ -495,6 +548,27 @@ class Agent:
         if leftover:
             problems.append(f"processes survived the reset: {leftover}")
         return "; ".join(problems)
+
+    def _remove_with_rm(self, directory: str) -> None:
+        """rm(1) walks trees of any depth; shutil.rmtree recurses once per level."""
+        names = [os.path.join(directory, name) for name in os.listdir(directory)]
+        limits = {
+            "cpu_ms": 20000,
+            "wall_ms": 30000,
+            "memory_kb": 256 << 10,
+            "output_bytes": 1 << 16,
+        }
+        output = _memfd("rm-output")
+        try:
+            self._spawn_and_watch(
+                ["/bin/rm", "-rf", "--", *names],
+                {"PATH": "/usr/bin:/bin"},
+                [_memfd("empty"), output, output],
+                limits,
+            )
+        finally:
+            os.close(output)
+        self._kill_stragglers()
 
     def _remove_sysv_ipc(self) -> None:
         for kind, remove in (
@@ -572,6 +646,24 @@ def _signal_of(status: int) -> int | None:
     return os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
 
 
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
+
+
+_WATCHED_LIMITS = [getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")]
+
+
+def _limits_of(pid: int) -> list[tuple[int, int]]:
+    try:
+        return [resource.prlimit(pid, limit) for limit in _WATCHED_LIMITS]
+    except OSError:
+        return []
+
+
 def _kill(pid: int) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
@@ -583,21 +675,41 @@ def _all_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
-def _cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+def _memory_kb(pids: list[int], limit_kb: int) -> int:
+    """Memory of the processes: RSS, or when that exceeds the limit, PSS (forked processes
+    share pages, which RSS counts once per process)."""
+    rss_kb = _usage(pids)[0]
+    if rss_kb <= limit_kb or len(pids) < 2:
+        return rss_kb
+    if len(pids) > PSS_MAX_PROCESSES:
+        # A swarm (fork bomb): reading every smaps stalls on their forks; take the largest
+        # process and leave the rest to the pids limit and the container's memory cap.
+        return max(_usage([pid])[0] for pid in pids)
+    pss_kb = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as handle:
+                for line in handle:
+                    if line.startswith("Pss:"):
+                        pss_kb += int(line.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return pss_kb
 
 
-def _rss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/statm") as handle:
-            return int(handle.read().split()[1]) * PAGE_KB
-    except (OSError, IndexError, ValueError):
-        return 0
+def _usage(pids: list[int]) -> tuple[int, float]:
+    """Resident KB and CPU seconds (user + system, threads included) summed over ``pids``."""
+    rss_kb, cpu_s = 0, 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        cpu_s += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        rss_kb += int(fields[21]) * PAGE_KB
+    return rss_kb, cpu_s
 
 
 def _safe_path(name: str) -> str:
