@@ -654,7 +654,17 @@ def _state(pid: int) -> str:
         return "gone"
 
 
-_WATCHED_LIMITS = [getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")]
+# The limits whose lowering would break the agent or a helper mid-job.
+_WATCHED_LIMITS = [
+    resource.RLIMIT_CPU,
+    resource.RLIMIT_FSIZE,
+    resource.RLIMIT_NOFILE,
+    resource.RLIMIT_AS,
+    resource.RLIMIT_DATA,
+    resource.RLIMIT_STACK,
+    resource.RLIMIT_NPROC,
+    resource.RLIMIT_MEMLOCK,
+]
 
 
 def _limits_of(pid: int) -> list[tuple[int, int]]:
