@@ -15,7 +15,7 @@ from judge_service.exceptions import InvalidJobError, JudgeError
 from judge_service.sandbox.images import LANGUAGES, build_images
 from judge_service.sandbox.models import Checker, CheckerKind, Job, JobResult, Limits, TestMode
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
+from judge_service.settings import Settings, get_settings
 
 app = typer.Typer(help="Code-execution judge and complexity-reward service.", no_args_is_help=True)
 images_app = typer.Typer(help="Sandbox images.", no_args_is_help=True)
@@ -86,6 +86,33 @@ def run(
     else:
         _print_result(result)
     raise typer.Exit(0 if result.verdict.value == "AC" else 1)
+
+
+@app.command("serve")
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Start the API (with an in-process worker when no broker is configured)."""
+    import uvicorn
+
+    from judge_service.api import create_app
+
+    settings = get_settings()
+    mode = f"Celery broker {settings.broker_url}" if settings.broker_url else "in-process worker"
+    console.print(f"judge-service on http://{host}:{port} ({mode}, store {settings.database_url})")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+@app.command("worker")
+def worker(
+    name: Annotated[str | None, typer.Option("--name", "-n", help="Celery node name.")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="Chunks judged at once.")] = None,
+) -> None:
+    """Start a Celery worker that owns this machine's sandbox pools (needs JUDGE_BROKER_URL)."""
+    from judge_service.worker.celery_app import run_worker
+
+    run_worker(get_settings(), name, concurrency)
 
 
 def _print_result(result: JobResult) -> None:

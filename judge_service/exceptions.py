@@ -1,17 +1,17 @@
 """Errors the judge raises. What a submission does is never an error: it is a verdict.
 
-    JudgeError
-    ├── InvalidJobError          bad input (unknown language, empty code, limits out of
-    │                            range...); raised before anything runs, so nothing ran
-    └── InfrastructureError      the judge could not judge; reported as a system error or
-        │                        HTTP 503, never as a verdict or a zero reward
-        ├── BrokerUnavailable    the queue cannot take work
-        ├── StoreUnavailable     the database cannot be reached
-        └── SandboxError         the sandbox infrastructure failed
-            ├── SandboxUnavailable  Docker is unreachable, an image is missing, the pool closed
-            ├── SandboxCrashed      the sandbox or its agent died or broke the protocol mid-job
-            ├── SandboxTimeout      the agent did not answer within the job's deadline
-            └── ImageBuildError     building a sandbox image (or its base) failed
+JudgeError
+├── InvalidJobError          bad input (unknown language, empty code, limits out of
+│                            range...); raised before anything runs, so nothing ran
+└── InfrastructureError      the judge could not judge; reported as a system error or
+    │                        HTTP 503, never as a verdict or a zero reward
+    ├── BrokerUnavailable    the queue cannot take work
+    ├── StoreUnavailable     the database cannot be reached
+    └── SandboxError         the sandbox infrastructure failed
+        ├── SandboxUnavailable  Docker is unreachable, an image is missing, the pool closed
+        ├── SandboxCrashed      the sandbox or its agent died or broke the protocol mid-job
+        ├── SandboxTimeout      the agent did not answer within the job's deadline
+        └── ImageBuildError     building a sandbox image (or its base) failed
 """
 
 from __future__ import annotations

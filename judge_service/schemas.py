@@ -29,7 +29,7 @@ class Problem(BaseModel):
     tests: list[dict[str, Any] | str] = Field(
         min_length=1,
         description='stdin: {"input", "output"}; function: {"args", "kwargs"?, "expected"}; '
-        "assert: the test code (a string or {\"code\"}).",
+        'assert: the test code (a string or {"code"}).',
     )
     entry_point: str | None = Field(None, description="Function name or Solution.method.")
     checker: Checker = Field(default_factory=Checker)
@@ -87,7 +87,7 @@ class JudgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Items stay loosely typed here so that one malformed item fails alone (status "error").
-    submissions: list[dict[str, Any]]
+    submissions: list[Any]
     options: JudgeOptions = Field(default_factory=JudgeOptions)
 
 

@@ -253,6 +253,13 @@ def spool(request: pytest.FixtureRequest) -> Iterator[SandboxPool]:
             reporter.write_line("  " + event)
 
 
+@pytest.fixture
+def fresh_pool() -> Iterator[SandboxPool]:
+    """A pool of its own, for attacks whose damage would otherwise leak into later tests."""
+    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+        yield pool
+
+
 @pytest.fixture(scope="module")
 def host_services() -> dict[str, bool]:
     """Which host services on loopback were reachable from the host before the attacks."""
@@ -1374,7 +1381,9 @@ ASSERT_TRICKS = {
 # token. Exiting early (what RL policies actually learn) is caught; these deliberate attacks are
 # kept as strict xfails so a fix (an out-of-process proof) shows up as XPASS.
 INTROSPECTION_TRICKS = {
-    "frame_walk_calls_write_result", "gc_finds_write_result", "token_stolen_from_closure"
+    "frame_walk_calls_write_result",
+    "gc_finds_write_result",
+    "token_stolen_from_closure",
 }
 KNOWN_LEAK = pytest.mark.xfail(
     strict=True, reason="in-process harness: interpreter introspection can reach the token"
@@ -1693,7 +1702,7 @@ PRLIMIT_ATTACKS = {
 
 @pytest.mark.parametrize("attack", list(PRLIMIT_ATTACKS))
 def test_prlimit_on_judge_processes_does_not_outlive_the_job(
-    spool: SandboxPool, attack: str
+    fresh_pool: SandboxPool, attack: str
 ) -> None:
     language, statement = PRLIMIT_ATTACKS[attack]
     if language == "python":
@@ -1705,7 +1714,7 @@ def test_prlimit_on_judge_processes_does_not_outlive_the_job(
             "#include <unistd.h>\nint main(void) {\n  " + statement + ';\n  puts("done");\n'
             "  return 0;\n}\n"
         )
-    result = judge(spool, language, code, [{"input": "", "output": "done"}])
+    result = judge(fresh_pool, language, code, [{"input": "", "output": "done"}])
     expect(result, AC, RE, WA)
     # Innocent jobs afterwards: many tests each (agent work), then the probe.
     echo = (
@@ -1718,6 +1727,6 @@ def test_prlimit_on_judge_processes_does_not_outlive_the_job(
     )
     tests = [{"input": str(n), "output": str(n)} for n in range(200)]
     for _ in range(3):
-        result = judge(spool, language, echo, tests)
+        result = judge(fresh_pool, language, echo, tests)
         expect(result, AC)
-    assert_next_job_clean(spool, language)
+    assert_next_job_clean(fresh_pool, language)

@@ -69,8 +69,17 @@ def test_job_result_reports_first_failure_and_pass_rate() -> None:
 
 def test_checker_failure_is_a_system_error_not_a_wrong_answer() -> None:
     job = Job(language="python", code="x", tests=[{"input": "", "output": ""}])
-    reply = {"tests": [{"verdict": "SE", "time_ms": 1, "wall_ms": 1, "memory_kb": 1,
-                        "message": "checker failed"}]}
+    reply = {
+        "tests": [
+            {
+                "verdict": "SE",
+                "time_ms": 1,
+                "wall_ms": 1,
+                "memory_kb": 1,
+                "message": "checker failed",
+            }
+        ]
+    }
     result = _jobs.job_result(job, reply, b"", None)
     assert result.verdict is Verdict.SE and result.system_error == "checker failed"
     assert JobResult.system_failure(3, "down").pass_rate == 0.0
@@ -78,12 +87,15 @@ def test_checker_failure_is_a_system_error_not_a_wrong_answer() -> None:
 
 def test_boot_loader_builds_packages_and_runs_main() -> None:
     """The bootstrap that ships the agent over stdin, exercised on the host interpreter."""
-    modules = [["pkg.helper", "VALUE = 41\n"],
-               ["pkg.entry", "from pkg import helper\ndef main():\n    print(helper.VALUE + 1)\n"]]
+    modules = [
+        ["pkg.helper", "VALUE = 41\n"],
+        ["pkg.entry", "from pkg import helper\ndef main():\n    print(helper.VALUE + 1)\n"],
+    ]
     bundle = json.dumps({"modules": modules}).encode()
     argv = _bundle.boot_argv(bundle, "pkg.entry", site=False)
-    completed = subprocess.run([sys.executable, *argv[1:]], input=bundle, capture_output=True,
-                               check=True)
+    completed = subprocess.run(
+        [sys.executable, *argv[1:]], input=bundle, capture_output=True, check=True
+    )
     assert completed.stdout == b"42\n"
 
 

@@ -1,0 +1,98 @@
+"""The FastAPI application: ``create_app(settings)``; OpenAPI docs at /docs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy.exc import SQLAlchemyError
+
+from judge_service.api.deps import StateDep
+from judge_service.api.routes import router
+from judge_service.api.state import AppState
+from judge_service.dispatch import Dispatcher, make_dispatcher
+from judge_service.exceptions import InfrastructureError
+from judge_service.metrics import Metrics
+from judge_service.service import JudgeService
+from judge_service.settings import Settings, get_settings
+from judge_service.store.db import upgrade
+from judge_service.store.repository import Store
+
+
+def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(upgrade, settings.database_url)
+        store = Store(settings.database_url)
+        chosen = dispatcher or make_dispatcher(settings)
+        metrics = Metrics()
+        app.state.judge = AppState(
+            settings, store, chosen, metrics, JudgeService(settings, store, chosen, metrics)
+        )
+        try:
+            yield
+        finally:
+            for task in list(app.state.judge.background):
+                task.cancel()
+            chosen.close()
+
+    app = FastAPI(
+        title="judge-service",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Code-execution judge and complexity reward for RL on code models.",
+    )
+    app.include_router(router)
+
+    @app.middleware("http")
+    async def limit_body(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > settings.max_body_bytes:
+            return JSONResponse(
+                status_code=413,
+                content={"detail": f"request body over {settings.max_body_bytes} bytes"},
+            )
+        return await call_next(request)
+
+    @app.exception_handler(InfrastructureError)
+    async def infrastructure_failed(request: Request, error: InfrastructureError) -> JSONResponse:
+        return JSONResponse(status_code=503, content={"detail": f"system error: {error}"})
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_failed(request: Request, error: SQLAlchemyError) -> JSONResponse:
+        message = str(error).splitlines()[0][:300]
+        return JSONResponse(status_code=503, content={"detail": f"database unavailable: {message}"})
+
+    @app.get("/health", summary="Broker, database and sandbox pools")
+    async def health(state: StateDep) -> JSONResponse:
+        report: dict[str, Any] = {}
+        try:
+            await asyncio.to_thread(state.store.ping)
+            report["database"] = {"ok": True}
+        except Exception as error:
+            report["database"] = {"ok": False, "error": str(error).splitlines()[0][:300]}
+        report["queue"] = await asyncio.to_thread(state.dispatcher.health)
+        report["sandbox_pools"] = state.dispatcher.occupancy()
+        healthy = report["database"]["ok"] and report["queue"]["ok"]
+        report["status"] = "ok" if healthy else "degraded"
+        return JSONResponse(status_code=200 if healthy else 503, content=report)
+
+    @app.get("/metrics", summary="Prometheus metrics")
+    async def metrics(state: StateDep) -> Response:
+        depth = await asyncio.to_thread(state.dispatcher.queue_depth)
+        state.metrics.queue_depth.set(-1 if depth is None else depth)
+        for language, counts in state.dispatcher.occupancy().items():
+            for name, value in counts.items():
+                state.metrics.pool_occupancy.labels(language=language, state=name).set(value)
+        return Response(generate_latest(state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app

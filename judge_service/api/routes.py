@@ -1,0 +1,98 @@
+"""Problems, synchronous batch judging and asynchronous submissions."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, status
+
+from judge_service.api.deps import AuthDep, StateDep
+from judge_service.api.state import AppState
+from judge_service.schemas import (
+    JobStatus,
+    JudgeRequest,
+    JudgeResponse,
+    Problem,
+    SubmissionResult,
+    SubmitResponse,
+)
+
+router = APIRouter(prefix="/v1", dependencies=[AuthDep])
+
+
+@router.post("/problems", summary="Create or update one or many problems")
+async def upsert_problems(state: StateDep, body: Problem | list[Problem]) -> list[dict[str, Any]]:
+    problems = body if isinstance(body, list) else [body]
+    stored = await asyncio.to_thread(state.store.upsert_problems, problems)
+    return [{"id": pid, "version": version, "new_version": new} for pid, version, new in stored]
+
+
+@router.get("/problems/{problem_id}", summary="The latest version of a problem")
+async def get_problem(state: StateDep, problem_id: str) -> dict[str, Any]:
+    found = await asyncio.to_thread(state.store.get_problem, problem_id)
+    if found is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"unknown problem {problem_id!r}")
+    problem, version = found
+    return {"version": version, **problem.model_dump(mode="json")}
+
+
+@router.post("/judge", summary="Judge a batch and wait for every result")
+async def judge(state: StateDep, request: JudgeRequest) -> JudgeResponse:
+    _check_batch(state, request)
+    results = await state.service.judge(request.submissions, request.options)
+    return JudgeResponse(results=results)
+
+
+@router.post(
+    "/submissions",
+    status_code=status.HTTP_202_ACCEPTED,
+    summary="Queue a batch; poll GET /v1/submissions/{job_id}",
+)
+async def submit(state: StateDep, request: JudgeRequest) -> SubmitResponse:
+    _check_batch(state, request)
+    total = len(request.submissions)
+    job_id = await asyncio.to_thread(
+        state.store.create_job, total, request.options.model_dump(mode="json")
+    )
+    task = asyncio.create_task(_run_job(state, job_id, request))
+    state.background.add(task)
+    task.add_done_callback(state.background.discard)
+    return SubmitResponse(job_id=job_id, status="queued", total=total)
+
+
+@router.get("/submissions/{job_id}", summary="Progress and results of a queued batch")
+async def submission_status(state: StateDep, job_id: str) -> JobStatus:
+    job = await asyncio.to_thread(state.store.get_job, job_id)
+    if job is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"unknown job {job_id!r}")
+    results = job.get("results")
+    return JobStatus(
+        job_id=job_id,
+        status=job["status"],
+        total=job["total"],
+        completed=job["completed"],
+        results=[SubmissionResult.model_validate(r) for r in results] if results else None,
+        error=job.get("error"),
+    )
+
+
+def _check_batch(state: AppState, request: JudgeRequest) -> None:
+    count = len(request.submissions)
+    if count == 0:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, detail="no submissions")
+    if count > state.settings.max_batch:
+        raise HTTPException(
+            status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            detail=f"{count} submissions; a batch holds at most {state.settings.max_batch}",
+        )
+
+
+async def _run_job(state: AppState, job_id: str, request: JudgeRequest) -> None:
+    await asyncio.to_thread(state.store.mark_job, job_id, "running")
+    try:
+        await state.service.judge(request.submissions, request.options, job_id=job_id)
+    except Exception as error:  # the job must end in a state a poller can see
+        await asyncio.to_thread(state.store.mark_job, job_id, "failed", error=str(error))
+        return
+    await asyncio.to_thread(state.store.mark_job, job_id, "done")

@@ -1,0 +1,298 @@
+"""JudgeService: a batch in, one result per item out, in order; nothing is lost.
+
+Per item: parse it, resolve its problem, extract the code from a raw completion, build and
+validate the engine job, look up the result cache, and only then send what is left to the
+dispatcher. A bad item fails alone (status ``error``); an infrastructure failure of an item is
+``system_error`` with no reward (a trainer should skip it, never learn from a fake 0).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from judge_service.complexity import time_reward
+from judge_service.dispatch import Dispatcher
+from judge_service.exceptions import InvalidJobError
+from judge_service.metrics import Metrics
+from judge_service.reward import compute_reward, extract_code
+from judge_service.sandbox import _jobs
+from judge_service.sandbox.models import Job, JobResult, Limits
+from judge_service.schemas import (
+    ComplexityMode,
+    ComplexityOut,
+    JudgeOptions,
+    Problem,
+    SubmissionIn,
+    SubmissionResult,
+    TestOut,
+)
+from judge_service.settings import Settings
+from judge_service.store.repository import Store
+
+Progress = Callable[[list[tuple[int, SubmissionResult]]], Awaitable[None]]
+
+
+@dataclass
+class _Item:
+    position: int
+    client_id: str | None
+    language: str = ""
+    problem: Problem | None = None
+    problem_ref: tuple[str, int] = ("", 0)
+    code_hash: str = ""
+    job: Job | None = None
+    cache_key: str = ""
+    result: SubmissionResult | None = None
+
+
+class JudgeService:
+    def __init__(
+        self, settings: Settings, store: Store, dispatcher: Dispatcher, metrics: Metrics
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.dispatcher = dispatcher
+        self.metrics = metrics
+
+    async def judge(
+        self,
+        raw_items: list[Any],
+        options: JudgeOptions,
+        job_id: str | None = None,
+        on_progress: Progress | None = None,
+    ) -> list[SubmissionResult]:
+        started = time.monotonic()
+        items = await asyncio.to_thread(self._prepare, raw_items, options)
+        decided = [(item.position, item.result) for item in items if item.result is not None]
+        self.metrics.cache_hits.inc(sum(1 for _, r in decided if r.cached))
+        await self._save(job_id, [items[p] for p, _ in decided], on_progress)
+        todo = [item for item in items if item.result is None]
+        self.metrics.sandbox_jobs.inc(len(todo))
+
+        async def chunk_done(offset: int, answers: list[dict[str, Any]]) -> None:
+            finished = todo[offset : offset + len(answers)]
+            for item, answer in zip(finished, answers, strict=True):
+                item.result = self._finish(item, answer, options)
+            await self._save(job_id, finished, on_progress)
+
+        payloads = [self._payload(item, options) for item in todo]
+        if payloads:
+            await self.dispatcher.run(payloads, chunk_done)
+        self.metrics.batch_latency.observe(time.monotonic() - started)
+        self.metrics.batch_size.observe(len(raw_items))
+        results = []
+        for item in items:
+            assert item.result is not None, "every item is answered"
+            self._count(item)
+            results.append(item.result)
+        return results
+
+    # ---- preparing ---------------------------------------------------------------------------
+    def _prepare(self, raw_items: list[Any], options: JudgeOptions) -> list[_Item]:
+        problems: dict[str, tuple[Problem, int] | None] = {}
+        items = [
+            self._prepare_one(position, raw, options, problems)
+            for position, raw in enumerate(raw_items)
+        ]
+        keyed = {item.cache_key: item for item in items if item.result is None and item.cache_key}
+        for key, cached in self.store.get_cached(list(keyed)).items():
+            item = keyed[key]
+            item.result = SubmissionResult.model_validate(
+                {**cached, "id": item.client_id, "cached": True}
+            )
+        return items
+
+    def _prepare_one(
+        self,
+        position: int,
+        raw: Any,
+        options: JudgeOptions,
+        problems: dict[str, tuple[Problem, int] | None],
+    ) -> _Item:
+        client_id = raw.get("id") if isinstance(raw, dict) else None
+        item = _Item(position, client_id if isinstance(client_id, str) else None)
+        try:
+            submission = SubmissionIn.model_validate(raw)
+        except ValidationError as error:
+            return self._reject(item, _describe(error))
+        item.language = submission.language
+        if (submission.problem is None) == (submission.problem_id is None):
+            return self._reject(item, "give exactly one of 'problem_id' and 'problem'")
+        if (submission.code is None) == (submission.completion is None):
+            return self._reject(item, "give exactly one of 'code' and 'completion'")
+        if submission.problem is not None:
+            item.problem = submission.problem
+            item.problem_ref = ("inline:" + submission.problem.content_hash(), 0)
+        else:
+            problem_id = submission.problem_id or ""
+            if problem_id not in problems:
+                problems[problem_id] = self.store.get_problem(problem_id)
+            found = problems[problem_id]
+            if found is None:
+                return self._reject(item, f"unknown problem {problem_id!r}")
+            item.problem, version = found
+            item.problem_ref = (problem_id, version)
+        code = submission.code
+        if code is None:
+            code = extract_code(
+                submission.completion or "", submission.language, self.settings.reward
+            )
+            if code is None:
+                reward = compute_reward(
+                    extracted=False, pass_rate=0.0, time_reward=None, config=self.settings.reward
+                )
+                item.result = SubmissionResult(
+                    id=item.client_id,
+                    status="ok",
+                    error="no code could be extracted",
+                    pass_rate=0.0,
+                    reward=reward,
+                )
+                return item
+        try:
+            item.job = self._job(item.problem, submission.language, code, options)
+        except (InvalidJobError, ValidationError, ValueError) as error:
+            return self._reject(item, _describe(error))
+        tag = f"{submission.language}|stop={options.stop_on_first_failure}|cx={options.complexity}"
+        item.cache_key = Store.cache_key(item.problem_ref[0], item.problem_ref[1], tag, code)
+        item.code_hash = item.cache_key
+        return item
+
+    def _job(self, problem: Problem, language: str, code: str, options: JudgeOptions) -> Job:
+        job = Job(
+            language=language,
+            code=code,
+            tests=problem.test_cases(),
+            mode=problem.mode,
+            entry_point=problem.entry_point,
+            checker=problem.checker,
+            limits=Limits(
+                time_limit_ms=problem.time_limit_ms, memory_limit_mb=problem.memory_limit_mb
+            ),
+            stop_on_first_failure=options.stop_on_first_failure,
+        )
+        _jobs.validate(job, self.settings)
+        return job
+
+    @staticmethod
+    def _reject(item: _Item, message: str) -> _Item:
+        item.result = SubmissionResult(id=item.client_id, status="error", error=message)
+        return item
+
+    def _payload(self, item: _Item, options: JudgeOptions) -> dict[str, Any]:
+        assert item.job is not None and item.problem is not None
+        complexity = None
+        if options.complexity is not ComplexityMode.OFF:
+            complexity = {
+                "mode": options.complexity.value,
+                "problem": item.problem.model_dump(mode="json"),
+            }
+        return {"job": item.job.model_dump(mode="json"), "complexity": complexity}
+
+    # ---- finishing ---------------------------------------------------------------------------
+    def _finish(
+        self, item: _Item, answer: dict[str, Any], options: JudgeOptions
+    ) -> SubmissionResult:
+        if "system_error" in answer:
+            return SubmissionResult(
+                id=item.client_id, status="system_error", error=str(answer["system_error"])
+            )
+        result = JobResult.model_validate(answer["result"])
+        complexity = (
+            ComplexityOut.model_validate(answer["complexity"]) if answer.get("complexity") else None
+        )
+        if (
+            options.complexity is ComplexityMode.REQUIRED
+            and result.pass_rate == 1.0
+            and (complexity is None or complexity.predicted == "unknown")
+        ):
+            method = complexity.method if complexity else "none"
+            return SubmissionResult(
+                id=item.client_id,
+                status="error",
+                error=f"complexity is required but could not be determined (method: {method})",
+            )
+        time_score = time_reward(complexity.predicted, complexity.reference) if complexity else None
+        reward = compute_reward(
+            extracted=True,
+            pass_rate=result.pass_rate,
+            time_reward=time_score,
+            config=self.settings.reward,
+        )
+        return SubmissionResult(
+            id=item.client_id,
+            status="ok",
+            verdict=result.verdict,
+            pass_rate=result.pass_rate,
+            tests=[
+                TestOut(verdict=t.verdict, time_ms=t.time_ms, memory_kb=t.memory_kb)
+                for t in result.tests
+            ],
+            compile_output=(
+                result.compile.output if result.compile and not result.compile.ok else None
+            ),
+            reward=reward,
+            complexity=complexity,
+        )
+
+    async def _save(
+        self, job_id: str | None, items: list[_Item], on_progress: Progress | None
+    ) -> None:
+        if not items:
+            return
+        rows = []
+        cache: dict[str, dict[str, Any]] = {}
+        for item in items:
+            assert item.result is not None
+            dump = item.result.model_dump(mode="json")
+            rows.append(
+                {
+                    "position": item.position,
+                    "client_id": item.client_id,
+                    "problem_id": item.problem_ref[0],
+                    "problem_version": item.problem_ref[1],
+                    "language": item.language,
+                    "code_hash": item.code_hash,
+                    "result": dump,
+                }
+            )
+            if item.result.status == "ok" and item.cache_key and not item.result.cached:
+                cache[item.cache_key] = {k: v for k, v in dump.items() if k not in ("id", "cached")}
+        await asyncio.to_thread(self._write, job_id, rows, cache)
+        if on_progress is not None:
+            await on_progress(
+                [(item.position, item.result) for item in items if item.result is not None]
+            )
+
+    def _write(
+        self, job_id: str | None, rows: list[dict[str, Any]], cache: dict[str, dict[str, Any]]
+    ) -> None:
+        self.store.add_results(job_id, rows)
+        if cache:
+            self.store.put_cached(cache)
+
+    def _count(self, item: _Item) -> None:
+        result = item.result
+        assert result is not None
+        language = item.language or "unknown"
+        if result.status == "system_error":
+            self.metrics.system_errors.inc()
+        verdict = result.verdict.value if result.verdict else result.status
+        self.metrics.submissions.labels(verdict=verdict, language=language).inc()
+        if not result.cached:
+            for test in result.tests:
+                self.metrics.tests.labels(verdict=test.verdict.value, language=language).inc()
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}" for e in error.errors()
+        )
+    return str(error)

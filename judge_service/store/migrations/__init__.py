@@ -1,0 +1,1 @@
+"""Alembic environment of the store (``env.py``, ``versions/``); run via ``db.upgrade``."""

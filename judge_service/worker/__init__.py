@@ -1,0 +1,1 @@
+"""Workers: the code that owns sandbox pools and judges chunks of a batch."""
