@@ -72,13 +72,22 @@ class JudgeService:
         decided = [(item.position, item.result) for item in items if item.result is not None]
         self.metrics.cache_hits.inc(sum(1 for _, r in decided if r.cached))
         await self._save(job_id, [items[p] for p, _ in decided], on_progress)
-        todo = [item for item in items if item.result is None]
+        # Repeats within the batch (RL rollouts often are) run once; the copies share the answer.
+        copies: dict[str, list[_Item]] = {}
+        todo: list[_Item] = []
+        for item in items:
+            if item.result is None:
+                if item.cache_key not in copies:
+                    todo.append(item)
+                copies.setdefault(item.cache_key, []).append(item)
         self.metrics.sandbox_jobs.inc(len(todo))
 
         async def chunk_done(offset: int, answers: list[dict[str, Any]]) -> None:
-            finished = todo[offset : offset + len(answers)]
-            for item, answer in zip(finished, answers, strict=True):
-                item.result = self._finish(item, answer, options)
+            finished = []
+            for first, answer in zip(todo[offset : offset + len(answers)], answers, strict=True):
+                for item in copies[first.cache_key]:
+                    item.result = self._finish(item, answer, options)
+                    finished.append(item)
             await self._save(job_id, finished, on_progress)
 
         payloads = [self._payload(item, options) for item in todo]
@@ -100,12 +109,15 @@ class JudgeService:
             self._prepare_one(position, raw, options, problems)
             for position, raw in enumerate(raw_items)
         ]
-        keyed = {item.cache_key: item for item in items if item.result is None and item.cache_key}
+        keyed: dict[str, list[_Item]] = {}
+        for item in items:
+            if item.result is None and item.cache_key:
+                keyed.setdefault(item.cache_key, []).append(item)
         for key, cached in self.store.get_cached(list(keyed)).items():
-            item = keyed[key]
-            item.result = SubmissionResult.model_validate(
-                {**cached, "id": item.client_id, "cached": True}
-            )
+            for item in keyed[key]:
+                item.result = SubmissionResult.model_validate(
+                    {**cached, "id": item.client_id, "cached": True}
+                )
         return items
 
     def _prepare_one(

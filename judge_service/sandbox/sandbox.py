@@ -46,7 +46,7 @@ class Sandbox:
             self._container = client.containers.create(
                 image=settings.image_prefix + language,
                 command=_bundle.boot_argv(bundle, _bundle.AGENT_MODULE, site=False),
-                name=f"judge-{language}-{int(time.time())}-{next(_serial)}",
+                name=f"judge-{language}-{os.getpid()}-{next(_serial)}-{os.urandom(3).hex()}",
                 labels={SANDBOX_LABEL: "1", OWNER_LABEL: OWNER, "org.judge.language": language},
                 user=settings.sandbox_user,
                 network_mode="none",

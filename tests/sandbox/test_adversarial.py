@@ -1715,6 +1715,7 @@ def test_prlimit_on_judge_processes_does_not_outlive_the_job(
             "  return 0;\n}\n"
         )
     result = judge(fresh_pool, language, code, [{"input": "", "output": "done"}])
+    print(describe(result))
     expect(result, AC, RE, WA)
     # Innocent jobs afterwards: many tests each (agent work), then the probe.
     echo = (

@@ -1,0 +1,3 @@
+from judge_service.cli import main
+
+main()

@@ -1,0 +1,188 @@
+"""The HTTP API against real sandboxes, the real store (SQLite here) and real Celery on Redis."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from judge_service.api import create_app
+from judge_service.dispatch import CeleryDispatcher
+from judge_service.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+SUM = {
+    "id": "sum",
+    "tests": [{"input": f"{i} {i + 1}\n", "output": str(2 * i + 1)} for i in range(5)],
+}
+GOOD = {
+    "python": "a, b = map(int, input().split())\nprint(a + b)\n",
+    "cpp": '#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}\n',
+}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/judge.db",
+        sandboxes_per_language=2,
+        max_batch=50,
+        api_keys=["secret"],
+    )
+    with TestClient(create_app(settings), headers={"Authorization": "Bearer secret"}) as c:
+        assert c.post("/v1/problems", json=SUM).status_code == 200
+        yield c
+
+
+def _metric(client: TestClient, name: str) -> float:
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} missing")
+
+
+def test_batch_results_in_order_bad_items_fail_alone_and_repeats_come_from_cache(
+    client: TestClient,
+) -> None:
+    items: list[Any] = []
+    for index in range(12):
+        language = "python" if index % 2 else "cpp"
+        code = (
+            GOOD[language]
+            if index % 3
+            else GOOD[language].replace("a+b", "a-b").replace("a + b", "a - b")
+        )
+        items.append({"id": f"s{index}", "problem_id": "sum", "language": language, "code": code})
+    items.insert(
+        3, {"id": "bad-problem", "problem_id": "missing", "language": "python", "code": "print(1)"}
+    )
+    items.insert(5, {"id": "bad-language", "problem_id": "sum", "language": "cobol", "code": "x"})
+    items.insert(7, "not an object")
+    response = client.post("/v1/judge", json={"submissions": items})
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert [r["id"] for r in results] == [i["id"] if isinstance(i, dict) else None for i in items]
+    by_id = {r["id"]: r for r in results}
+    assert (
+        by_id["bad-problem"]["status"] == "error"
+        and "unknown problem" in by_id["bad-problem"]["error"]
+    )
+    assert by_id["bad-language"]["status"] == "error" and "cobol" in by_id["bad-language"]["error"]
+    assert results[7]["status"] == "error"
+    for index in range(12):
+        result = by_id[f"s{index}"]
+        expected = "AC" if index % 3 else "WA"
+        assert (result["status"], result["verdict"]) == ("ok", expected), result
+        assert result["reward"]["correctness"] == (1.0 if index % 3 else 0.0)
+        assert result["complexity"] is None or result["complexity"]["method"] == "none"
+    ran = _metric(client, "judge_sandbox_jobs_total")
+    again = client.post("/v1/judge", json={"submissions": items}).json()["results"]
+    assert all(r["cached"] for r in again if r["status"] == "ok"), [
+        (r["id"], r["cached"]) for r in again
+    ]
+    assert _metric(client, "judge_sandbox_jobs_total") == ran  # no sandbox ran
+    assert [r["verdict"] for r in again] == [r["verdict"] for r in results]
+
+
+def test_async_submit_and_poll(client: TestClient) -> None:
+    items = [
+        {"id": str(i), "problem_id": "sum", "language": "python", "code": GOOD["python"]}
+        for i in range(6)
+    ]
+    accepted = client.post("/v1/submissions", json={"submissions": items})
+    assert accepted.status_code == 202
+    job_id = accepted.json()["job_id"]
+    for _ in range(300):
+        status = client.get(f"/v1/submissions/{job_id}").json()
+        if status["status"] == "done":
+            break
+        time.sleep(0.1)
+    assert status["status"] == "done" and status["completed"] == 6
+    assert [r["verdict"] for r in status["results"]] == ["AC"] * 6
+
+
+def test_auth_caps_and_malformed_json(client: TestClient) -> None:
+    anonymous = client.post("/v1/judge", json={"submissions": []}, headers={"Authorization": ""})
+    assert anonymous.status_code == 401
+    too_many = [{"problem_id": "sum", "language": "python", "code": "x"}] * 51
+    over = client.post("/v1/judge", json={"submissions": too_many})
+    assert over.status_code == 413 and "at most 50" in over.json()["detail"]
+    malformed = client.post(
+        "/v1/judge", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert malformed.status_code == 422
+    assert client.get("/v1/problems/missing").status_code == 404
+
+
+def test_broker_down_is_503_not_a_verdict(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/judge.db", broker_url="redis://127.0.0.1:1/0"
+    )
+    dispatcher = CeleryDispatcher(settings)
+    dispatcher.app.conf.broker_connection_timeout = 1
+    dispatcher.app.conf.broker_transport_options = {"max_retries": 0}
+    with TestClient(create_app(settings, dispatcher)) as c:
+        c.post("/v1/problems", json=SUM)
+        item = {"problem_id": "sum", "language": "python", "code": GOOD["python"]}
+        response = c.post("/v1/judge", json={"submissions": [item]})
+        assert response.status_code == 503 and "system error" in response.json()["detail"]
+        assert c.get("/health").status_code == 503
+
+
+def test_two_celery_workers_share_a_batch(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "JUDGE_BROKER_URL": "redis://127.0.0.1:6379/14",
+        "JUDGE_SANDBOXES_PER_LANGUAGE": "1",
+        "JUDGE_CHUNK_SIZE": "2",
+    }
+    subprocess.run(["redis-cli", "-n", "14", "FLUSHDB"], check=True, capture_output=True)
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "judge_service", "worker", "-n", f"w{n}@%h"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for n in (1, 2)
+    ]
+    try:
+        settings = Settings(
+            database_url=f"sqlite:///{tmp_path}/judge.db",
+            broker_url=env["JUDGE_BROKER_URL"],
+            chunk_size=2,
+        )
+        with TestClient(create_app(settings)) as c:
+            c.post("/v1/problems", json=SUM)
+            for _ in range(60):
+                if len(c.get("/health").json()["queue"].get("workers", [])) == 2:
+                    break
+                time.sleep(1)
+            items = [
+                {
+                    "id": str(i),
+                    "problem_id": "sum",
+                    "language": "python",
+                    "code": GOOD["python"] + f"# {i}\n",
+                }
+                for i in range(16)
+            ]
+            results = c.post("/v1/judge", json={"submissions": items}).json()["results"]
+            assert [r["id"] for r in results] == [str(i) for i in range(16)]
+            assert all(r["verdict"] == "AC" for r in results), [
+                r for r in results if r["verdict"] != "AC"
+            ]
+    finally:
+        for worker in workers:
+            worker.terminate()
+        logs = [w.communicate(timeout=30)[1].decode(errors="replace") for w in workers]
+    served = [log.count("succeeded") for log in logs]
+    assert all(count > 0 for count in served), served  # both workers took chunks
