@@ -43,6 +43,7 @@ SPAWNER = "/opt/judge/spawner"
 SCRATCH_DIRS = ("/work", "/tmp", "/dev/shm", "/dev/mqueue")
 KILL_GRACE_S = 2.0
 PSS_MAX_PROCESSES = 16
+HELPER_LOST = "the program killed the judge's helper process"
 MAX_COPY_OUT_BYTES = 64 << 20
 RESULT_LIMIT = 1 << 20
 
@@ -193,6 +194,10 @@ class Agent:
             for test in job["tests"]:
                 result = self._run_one(job, test, source_fd)
                 tampered = self._repair_after_test()
+                if result.get("message") == HELPER_LOST:
+                    # The rest of the job would run on a helper the program may still be racing.
+                    reply["tests"].append(result)
+                    break
                 if tampered:
                     result.update(
                         verdict="RE", message=f"the program tampered with the judge: {tampered}"
@@ -412,7 +417,7 @@ class Agent:
         if report is None or report.get("op") != "exit":
             _kill(pid)
             helper.stop()
-            watch.lost = "the program killed the judge's helper process"
+            watch.lost = HELPER_LOST
             return watch
         watch.status = report["status"]
         watch.cpu_ms = report["cpu_ms"] + watch.orphan_cpu_ms
