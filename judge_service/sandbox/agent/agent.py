@@ -32,7 +32,13 @@ import traceback
 from typing import Any
 
 from judge_service.sandbox.agent import checkers
-from judge_service.sandbox.agent.helpers import Helper, HelperError, spawner_ping, spawner_request
+from judge_service.sandbox.agent.helpers import (
+    Helper,
+    HelperError,
+    process_state,
+    spawner_ping,
+    spawner_request,
+)
 
 FRAME_HEADER = struct.Struct(">II")
 PR_SET_DUMPABLE = 4
@@ -483,7 +489,7 @@ class Agent:
         """
         for helper in self._helpers():
             if helper.pid and (
-                _state(helper.pid) not in ("S", "R") or _limits_of(helper.pid) != self.limits
+                process_state(helper.pid) not in ("S", "R") or _limits_of(helper.pid) != self.limits
             ):
                 helper.stop()
         if _limits_of(0) != self.limits:
@@ -649,14 +655,6 @@ def _exit_code(status: int) -> int | None:
 
 def _signal_of(status: int) -> int | None:
     return os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-
-
-def _state(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "gone"
 
 
 # The limits whose lowering would break the agent or a helper mid-job.

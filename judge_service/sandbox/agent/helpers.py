@@ -95,12 +95,7 @@ class Helper:
         """Alive, not stopped, and answering: a helper that fails this is replaced."""
         if self.channel is None:
             return False
-        try:
-            with open(f"/proc/{self.pid}/stat") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return False
-        if state not in ("S", "R"):
+        if process_state(self.pid) not in ("S", "R"):
             return False
         try:
             self.channel.send(ping)
@@ -129,3 +124,12 @@ def spawner_request(argv: list[str], env: dict[str, str], rlimits: dict[str, int
 
 def spawner_ping(nonce: str) -> bytes:
     return b"ping\0" + nonce.encode() + b"\0"
+
+
+def process_state(pid: int) -> str:
+    """The kernel's one-letter state of ``pid`` (R, S, T, Z...), or "gone"."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
