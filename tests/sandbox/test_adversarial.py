@@ -246,11 +246,13 @@ def spool(request: pytest.FixtureRequest) -> Iterator[SandboxPool]:
             f"sandboxes started, {pool.stats.sandboxes_destroyed} destroyed"
         )
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line("")
-        reporter.write_line(summary)
-        for event in EVENTS:
-            reporter.write_line("  " + event)
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line("")
+            reporter.write_line(summary)
+            for event in EVENTS:
+                reporter.write_line("  " + event)
 
 
 @pytest.fixture
@@ -882,7 +884,8 @@ def test_c_kills_its_parent(spool: SandboxPool) -> None:
         }
         """
     )
-    result = judge(spool, "c", code, [{"input": "", "output": "alive"}] * 2)
+    # Ten tests: the kill races the spawner's "spawned" reply, and each test is another try.
+    result = judge(spool, "c", code, [{"input": "", "output": "alive"}] * 10)
     expect(result, RE, WA, AC)
     assert_next_job_clean(spool, "c")
 
@@ -967,10 +970,6 @@ def test_python_leaves_daemons_files_and_ipc(spool: SandboxPool) -> None:
                 handle.write("x")
             with open(directory + "/.hidden", "w") as handle:
                 handle.write("x")
-        os.makedirs("/tmp/locked/deeper")
-        open("/tmp/locked/deeper/file", "w").close()
-        os.chmod("/tmp/locked/deeper", 0)
-        os.chmod("/tmp/locked", 0)
         os.mkfifo("/work/pipe")
         os.symlink("/etc/passwd", "/work/link")
         if os.fork() == 0:
@@ -1023,9 +1022,6 @@ def test_c_leaves_daemons_files_and_ipc(spool: SandboxPool) -> None:
           fclose(file);
           mkfifo("/tmp/c-fifo", 0600);
           symlink("/etc/passwd", "/work/c-link");
-          mkdir("/work/locked", 0700);
-          close(creat("/work/locked/file", 0600));
-          chmod("/work/locked", 0);
           fflush(stdout);
           if (fork() == 0) {
             if (daemon(0, 0) != 0) _exit(1);
@@ -1047,6 +1043,32 @@ def test_c_leaves_daemons_files_and_ipc(spool: SandboxPool) -> None:
     result = judge(spool, "c", code, [{"input": "", "output": "planted"}])
     expect(result, AC)
     assert_next_job_clean(spool, "c", delay=1.2)
+
+
+def test_locked_directories_in_scratch_space(spool: SandboxPool) -> None:
+    """Mode-000 directories (nested too), read-only directories and mode-000 files."""
+    code = dedent(
+        """
+        import os
+        for base in ("/work", "/tmp", "/dev/shm"):
+            os.makedirs(base + "/locked/deeper/deepest")
+            for directory in ("/locked", "/locked/deeper", "/locked/deeper/deepest"):
+                with open(base + directory + "/file", "w") as handle:
+                    handle.write("x")
+            os.chmod(base + "/locked/deeper/deepest", 0)
+            os.chmod(base + "/locked/deeper", 0)
+            os.chmod(base + "/locked", 0)
+            os.mkdir(base + "/readonly")
+            open(base + "/readonly/file", "w").close()
+            os.chmod(base + "/readonly", 0o500)
+            open(base + "/nothing-allowed", "w").close()
+            os.chmod(base + "/nothing-allowed", 0)
+        print("locked")
+        """
+    )
+    result = judge(spool, "python", code, [{"input": "", "output": "locked"}])
+    expect(result, AC)
+    assert_next_job_clean(spool, "python")
 
 
 def test_setsid_fork_escapes_the_process_group(spool: SandboxPool) -> None:
@@ -1731,3 +1753,73 @@ def test_prlimit_on_judge_processes_does_not_outlive_the_job(
         result = judge(fresh_pool, language, echo, tests)
         expect(result, AC)
     assert_next_job_clean(fresh_pool, language)
+
+
+SCHEDULING_REPORT = dedent(
+    """
+    import os
+    with open("/proc/1/stat") as handle:
+        agent_nice = handle.read().rsplit(")", 1)[1].split()[16]
+    print(os.getpriority(os.PRIO_PROCESS, 0), agent_nice, sorted(os.sched_getaffinity(0)))
+    """
+)
+
+
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_scheduling_tampering_does_not_outlive_the_job(
+    fresh_pool: SandboxPool, language: str
+) -> None:
+    """Nice 19 and a one-CPU affinity set on PID 1 and the helpers (setpriority(2) and
+    sched_setaffinity(2) check only uids) must not reach the next job's programs."""
+    baseline = judge(fresh_pool, "python", SCHEDULING_REPORT).tests[0].stdout.strip()
+    if language == "python":
+        code = (
+            "import os\n"
+            + FIND_JUDGE
+            + dedent(
+                """
+            one_cpu = {min(os.sched_getaffinity(0))}
+            for pid in judge_pids().values():
+                for action in (lambda: os.setpriority(os.PRIO_PROCESS, pid, 19),
+                               lambda: os.sched_setaffinity(pid, one_cpu)):
+                    try:
+                        action()
+                    except OSError:
+                        pass
+            print("done")
+            """
+            )
+        )
+    else:
+        code = dedent(
+            """
+            #define _GNU_SOURCE
+            #include <sched.h>
+            #include <stdio.h>
+            #include <sys/resource.h>
+            #include <unistd.h>
+            int main(void) {
+              cpu_set_t one;
+              CPU_ZERO(&one);
+              CPU_SET(0, &one);
+              pid_t targets[] = {getppid(), 1};
+              for (int i = 0; i < 2; i++) {
+                setpriority(PRIO_PROCESS, targets[i], 19);
+                sched_setaffinity(targets[i], sizeof one, &one);
+              }
+              puts("done");
+              return 0;
+            }
+            """
+        )
+    result = judge(fresh_pool, language, code, [{"input": "", "output": "done"}])
+    expect(result, AC, RE)
+    for report_language in ("python", language):
+        if report_language == "python":
+            result = judge(
+                fresh_pool, "python", SCHEDULING_REPORT, [{"input": "", "output": baseline}]
+            )
+        else:
+            wrapper = PROBE_WRAPPERS["c"].replace("__PROBE__", json.dumps(SCHEDULING_REPORT))
+            result = judge(fresh_pool, "c", wrapper, [{"input": "", "output": baseline}])
+        expect(result, AC)
