@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from complexity_model.cli import app as complexity_app
 from judge_service.exceptions import InvalidJobError, JudgeError
 from judge_service.sandbox.images import LANGUAGES, build_images
 from judge_service.sandbox.models import Checker, CheckerKind, Job, JobResult, Limits, TestMode
@@ -20,6 +21,7 @@ from judge_service.settings import Settings, get_settings
 app = typer.Typer(help="Code-execution judge and complexity-reward service.", no_args_is_help=True)
 images_app = typer.Typer(help="Sandbox images.", no_args_is_help=True)
 app.add_typer(images_app, name="images")
+app.add_typer(complexity_app, name="complexity")
 console = Console()
 
 
