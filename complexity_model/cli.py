@@ -11,3 +11,7 @@ import typer
 app = typer.Typer(
     help="Complexity judge: estimate, plot, serve, train, evaluate.", no_args_is_help=True
 )
+
+from complexity_model.evaluate import evaluate  # noqa: E402
+
+app.command("evaluate")(evaluate)

@@ -1,0 +1,148 @@
+"""Evaluate a complexity backend on labelled programs (default: CodeComplex dev half).
+
+``python -m complexity_model.evaluate`` or ``judge complexity evaluate``; ``--backend static``
+(default) runs :class:`StaticComplexityJudge`, ``--backend served`` asks a served model
+(``--base-url``, ``--model``). Prints, per language and overall, exact-class accuracy,
+macro-F1, within-one-class accuracy, per-class precision/recall/F1/support, a confusion
+matrix and the time per program; ``--json PATH`` writes the same numbers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from complexity_model._metrics import format_report, score
+from complexity_model.ladder import ComplexityEstimate
+
+DEFAULT_DATA = (
+    Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "codecomplex_dev.jsonl"
+)
+BACKENDS = ("static", "served")
+
+
+def load_rows(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """Rows with at least ``code``, ``language`` and ``complexity`` (a ladder class)."""
+    rows: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                rows.append(json.loads(line))
+            if limit is not None and len(rows) >= limit:
+                break
+    return rows
+
+
+def _predict(
+    rows: Sequence[dict[str, Any]], backend: str, base_url: str | None, model: str | None
+) -> tuple[list[ComplexityEstimate], list[float]]:
+    """Estimates and per-program seconds (a batched backend reports its mean for each)."""
+    items = [(str(row["code"]), str(row["language"])) for row in rows]
+    if backend == "static":
+        from complexity_model.static import StaticComplexityJudge
+
+        judge = StaticComplexityJudge()
+        estimates, seconds = [], []
+        for code, language in items:
+            start = time.perf_counter()
+            estimates.append(judge.estimate(code, language))
+            seconds.append(time.perf_counter() - start)
+        return estimates, seconds
+    if not base_url or not model:
+        raise typer.BadParameter("--backend served needs --base-url and --model")
+    # Imported here so that the static path works where the served backend is absent.
+    served_module = importlib.import_module("complexity_model.served")
+    served = served_module.ServedModelJudge(base_url=base_url, model=model)
+    start = time.perf_counter()
+    estimates = list(served.estimate_many(items))
+    mean = (time.perf_counter() - start) / max(len(items), 1)
+    return estimates, [mean] * len(items)
+
+
+def run_evaluation(
+    rows: Sequence[dict[str, Any]],
+    backend: str = "static",
+    base_url: str | None = None,
+    model: str | None = None,
+) -> dict[str, Any]:
+    """Predict every row and score per language and overall; returns the numbers as a dict."""
+    estimates, seconds = _predict(rows, backend, base_url, model)
+    groups: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        groups.setdefault(str(row["language"]), []).append(index)
+    if len(groups) > 1:
+        groups["all"] = list(range(len(rows)))
+    results: dict[str, Any] = {"backend": backend, "languages": {}}
+    for language, indices in groups.items():
+        report = score([str(rows[i]["complexity"]) for i in indices],
+                       [estimates[i].predicted for i in indices])
+        times = sorted(seconds[i] * 1000 for i in indices)
+        timing = {
+            "ms_per_program_mean": statistics.fmean(times) if times else 0.0,
+            "ms_per_program_p95": times[int(0.95 * (len(times) - 1))] if times else 0.0,
+            "ms_per_program_max": times[-1] if times else 0.0,
+        }
+        results["languages"][language] = {**report.as_dict(), **timing}
+    return results
+
+
+def format_results(results: dict[str, Any]) -> str:
+    from complexity_model._metrics import ClassScores, Report
+
+    blocks = []
+    for language, numbers in results["languages"].items():
+        report = Report(
+            count=numbers["count"],
+            accuracy=numbers["accuracy"],
+            macro_f1=numbers["macro_f1"],
+            within_one=numbers["within_one"],
+            per_class={cls: ClassScores(**scores)
+                       for cls, scores in numbers["per_class"].items()},
+            confusion=numbers["confusion"],
+        )
+        blocks.append(format_report(f"{results['backend']} / {language}", report))
+        blocks.append(
+            f"time per program: mean {numbers['ms_per_program_mean']:.2f} ms, "
+            f"p95 {numbers['ms_per_program_p95']:.2f} ms, "
+            f"max {numbers['ms_per_program_max']:.2f} ms"
+        )
+    return "\n\n".join(blocks)
+
+
+def evaluate(
+    data: Annotated[Path, typer.Option("--data", help="JSONL: code, language, complexity")] = (
+        DEFAULT_DATA
+    ),
+    backend: Annotated[str, typer.Option("--backend", help="static or served")] = "static",
+    base_url: Annotated[str | None, typer.Option("--base-url", help="served: base URL")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="served: model name")] = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write the numbers")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="only the first N rows")] = None,
+) -> None:
+    """Score a complexity backend on labelled programs and print the metrics."""
+    if backend not in BACKENDS:
+        raise typer.BadParameter(f"--backend must be one of {', '.join(BACKENDS)}")
+    if not data.exists():
+        raise typer.BadParameter(f"no data file at {data}")
+    rows = load_rows(data, limit)
+    results = run_evaluation(rows, backend, base_url, model)
+    results["data"] = str(data)
+    typer.echo(format_results(results))
+    if json_path is not None:
+        json_path.write_text(json.dumps(results, indent=2), encoding="utf-8")
+        typer.echo(f"\nwrote {json_path}")
+
+
+def main() -> None:
+    typer.run(evaluate)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""The language-neutral program shape the analysis runs on.
+
+Each front end (Python's ``ast``, tree-sitter for Java and C++) lowers a program to these
+nodes: loops with the cost of their bound, branches, library work of known cost, calls to the
+program's own functions, and the side effects (reading input, writing output, filling a
+collection) that tell independent test cases apart from loops over the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from complexity_model.static._cost import CONSTANT, Cost
+
+# How a recursive call's argument relates to the caller's parameter in the same position.
+# "chased" follows a link stored at the parameter (``find(parent[x])``, a union-find walk).
+# "bitmask" sets or clears bits of a subset mask (``mask | 1 << i``): 2^n possible values.
+ArgShape = Literal["same", "halved", "stepped", "reduced_mod", "chased", "bitmask", "other"]
+EffectKind = Literal["read", "write", "fill"]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """How many times a loop runs, and why the front end thinks so."""
+
+    cost: Cost
+    reason: str
+    # The loop walks one row of an adjacency structure (``adj[u]``) or data read inside the
+    # enclosing iteration: across the enclosing loop its iterations add up to one input size.
+    amortised: bool = False
+    # For a work-list loop (``while queue: queue.pop()``), the collection it drains.
+    worklist: str = ""
+
+
+@dataclass
+class Loop:
+    bound: Bound
+    body: list[Stmt]
+    line: int
+    # Names the body (re)binds each iteration: filling one of them is not filling outer state.
+    local_names: frozenset[str] = frozenset()
+
+
+@dataclass
+class Branch:
+    arms: list[list[Stmt]]
+
+
+@dataclass
+class Work:
+    """A library operation or builtin whose cost is known (sorting, a heap push, a slice)."""
+
+    cost: Cost
+    label: str
+    line: int
+    # Works on data read in the enclosing iteration (see Bound.amortised).
+    amortised: bool = False
+
+
+@dataclass
+class Call:
+    callee: str
+    shapes: tuple[ArgShape, ...]
+    line: int
+    # The call undoes its guard afterwards (``used[i] = False``): backtracking, not a DFS.
+    resets_guard: bool = False
+    # Passes data read in the enclosing iteration (see Bound.amortised).
+    amortised: bool = False
+
+
+@dataclass
+class Effect:
+    kind: EffectKind
+    name: str = ""
+
+
+Stmt = Loop | Branch | Work | Call | Effect
+
+
+@dataclass
+class Function:
+    name: str
+    params: tuple[str, ...]
+    body: list[Stmt]
+    # Dimensions of the memo table (0: not memoised): the states the recursion can visit.
+    memo_dimensions: int = 0
+    local_names: frozenset[str] = frozenset()
+
+
+class LazyFunctions(Mapping[str, Function]):
+    """The program's functions, each lowered on first use: the analysis only asks for the
+    ones the entry point reaches, so unused template code costs nothing."""
+
+    def __init__(self, names: list[str], lower: Callable[[str], Function]) -> None:
+        self._names = names
+        self._lower = lower
+        self._lowered: dict[str, Function] = {}
+
+    def __getitem__(self, name: str) -> Function:
+        if name not in self._lowered:
+            if name not in self._names:
+                raise KeyError(name)
+            self._lowered[name] = self._lower(name)
+        return self._lowered[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+@dataclass
+class Program:
+    language: str
+    functions: Mapping[str, Function]
+    entry: list[Stmt]
+    notes: list[str] = field(default_factory=list)
+
+
+def work(cost: Cost, label: str, line: int) -> list[Stmt]:
+    """A one-element body with ``label``'s work, or nothing when it is constant."""
+    return [] if cost == CONSTANT else [Work(cost, label, line)]

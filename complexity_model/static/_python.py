@@ -1,0 +1,477 @@
+"""Python front end: lowers an ``ast`` module to the analysis IR."""
+
+from __future__ import annotations
+
+import ast
+
+from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N
+from complexity_model.static._ir import (
+    ArgShape,
+    Bound,
+    Branch,
+    Call,
+    Effect,
+    Function,
+    LazyFunctions,
+    Loop,
+    Program,
+    Stmt,
+    Work,
+    work,
+)
+from complexity_model.static._library import (
+    PYTHON_CONSUMERS,
+    PYTHON_FILLS,
+    PYTHON_FUNCTIONS,
+    PYTHON_MEMO_DECORATORS,
+    PYTHON_METHODS,
+    PYTHON_READS,
+    PYTHON_WRITES,
+)
+from complexity_model.static._python_bounds import BoundReader, _is_midpoint
+from complexity_model.static._python_facts import PythonFacts, base_name, call_name, const_value
+from complexity_model.static._python_memo import memo_dimensions, resets_guard
+
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+_EXITS = frozenset({"exit", "quit"})
+_MODULES = frozenset({"heapq", "bisect", "math", "itertools", "h", "hq", "bi", "bs"})
+_LAZY = frozenset({"map", "filter", "zip", "enumerate", "range", "reversed"})
+_CONVERSIONS = frozenset({"int", "float", "str", "ord", "chr", "abs", "bool", "list", "tuple"})
+
+
+def lower_python(source: str) -> Program:
+    """Parse ``source`` (SyntaxError when it is not Python) and lower it."""
+    tree = ast.parse(source)
+    return _PythonLowering(tree).program()
+
+
+class _PythonLowering:
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.facts = PythonFacts.collect(tree)
+        self.bounds = BoundReader(self.facts)
+        self.user_functions = {
+            name: defs
+            for name, defs in self.facts.functions.items()
+            if name not in PYTHON_READS and name not in PYTHON_WRITES
+        }
+        self.constructors = _constructors(tree)
+        self.midpoints: set[str] = set()
+        self.enclosing_assigned: list[frozenset[str]] = []
+
+    def program(self) -> Program:
+        definitions: dict[str, list[_Definition]] = {**self.user_functions,
+                       **{name: [init] for name, init in self.constructors.items()}}
+        functions = LazyFunctions(list(definitions), lambda name: self._function(
+            name, definitions[name]))
+        return Program("python", functions, self.block(self.tree.body))
+
+    def _function(self, name: str, defs: list[_Definition]) -> Function:
+        bodies: list[list[Stmt]] = []
+        dimensions = 0
+        local_names: set[str] = set()
+        for definition in defs:
+            saved = self.midpoints
+            saved_stacks = (self.enclosing_assigned, self.bounds.fresh,
+                            self.bounds.loop_variables)
+            self.enclosing_assigned, self.bounds.fresh, self.bounds.loop_variables = [], [], []
+            if isinstance(definition, ast.Lambda):
+                self.midpoints = set()
+                bodies.append(self.expr(definition.body))
+            else:
+                self.midpoints = _midpoints(definition)
+                bodies.append(self.block(definition.body))
+                dimensions = max(dimensions, memo_dimensions(definition, PYTHON_MEMO_DECORATORS))
+                local_names |= _assigned_names(definition)
+            self.midpoints = saved
+            self.enclosing_assigned, self.bounds.fresh, self.bounds.loop_variables = saved_stacks
+            local_names |= {arg.arg for arg in definition.args.args}
+        body: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
+        params = tuple(arg.arg for arg in defs[0].args.args)
+        return Function(name, params, body, dimensions, frozenset(local_names))
+
+    # Statements -------------------------------------------------------------------------
+
+    def block(self, body: list[ast.stmt]) -> list[Stmt]:
+        lowered: list[Stmt] = []
+        for index, stmt in enumerate(body):
+            items = self.stmt(stmt)
+            calls = any(isinstance(item, Call) for item in items)
+            if calls and resets_guard(body[index + 1 :]):
+                for item in items:
+                    if isinstance(item, Call):
+                        item.resets_guard = True
+            lowered.extend(items)
+        return lowered
+
+    def stmt(self, node: ast.stmt) -> list[Stmt]:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return []
+        if isinstance(node, ast.For | ast.AsyncFor):
+            return self._for(node)
+        if isinstance(node, ast.While):
+            return self._while(node)
+        if isinstance(node, ast.If):
+            return self.expr(node.test) + [Branch([self.block(node.body),
+                                                   self.block(node.orelse)])]
+        if isinstance(node, ast.Try):
+            handlers = [self.block(h.body) for h in node.handlers]
+            main = self.block(node.body) + self.block(node.orelse)
+            return [Branch([main, *handlers])] + self.block(node.finalbody)
+        if isinstance(node, ast.With | ast.AsyncWith):
+            return self.block(node.body)
+        if isinstance(node, ast.Assign):
+            return self._assign(node.targets, node.value)
+        if isinstance(node, ast.AugAssign):
+            return self._fills(node.target) + self.expr(node.value)
+        if isinstance(node, ast.AnnAssign):
+            return self.expr(node.value) if node.value is not None else []
+        lowered: list[Stmt] = []
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                lowered.extend(self.expr(child))
+        return lowered
+
+    def _assign(self, targets: list[ast.expr], value: ast.expr) -> list[Stmt]:
+        if self.bounds.fresh and _reads_input(_unwrapped(value)):
+            self.bounds.fresh[-1].update(
+                n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+        lowered: list[Stmt] = []
+        for target in targets:
+            lowered.extend(self._fills(target))
+        return lowered + self.expr(value)
+
+    def _fills(self, target: ast.expr) -> list[Stmt]:
+        if isinstance(target, ast.Subscript | ast.Attribute):
+            return [Effect("fill", base_name(target))]
+        if isinstance(target, ast.Tuple | ast.List):
+            return [fill for element in target.elts for fill in self._fills(element)]
+        return []
+
+    def _for(self, node: ast.For | ast.AsyncFor) -> list[Stmt]:
+        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        bound = self.bounds.iteration(node.iter)
+        setup = self.expr(node.iter)
+        local = frozenset(targets | _assigned_in(node.body))
+        self.bounds.loop_variables.append(targets)
+        self.bounds.fresh.append(set())
+        self.enclosing_assigned.append(local)
+        body = self.block(node.body)
+        self.enclosing_assigned.pop()
+        self.bounds.fresh.pop()
+        self.bounds.loop_variables.pop()
+        bound = _early_exit(node.body, bound)
+        return setup + [Loop(bound, body, node.lineno, local)] + self.block(node.orelse)
+
+    def _while(self, node: ast.While) -> list[Stmt]:
+        bound = _early_exit(node.body, self.bounds.while_bound(node))
+        if bound.worklist and any(bound.worklist in names for names in
+                                  self.enclosing_assigned[-1:]):
+            # The work list is rebuilt in every pass of the enclosing loop: no amortising.
+            bound = Bound(bound.cost, bound.reason)
+        local = frozenset(_assigned_in(node.body))
+        self.bounds.loop_variables.append(set())
+        self.bounds.fresh.append(set())
+        self.enclosing_assigned.append(local)
+        body = self.expr(node.test) + self.block(node.body)
+        self.enclosing_assigned.pop()
+        self.bounds.fresh.pop()
+        self.bounds.loop_variables.pop()
+        return [Loop(bound, body, node.lineno, local)] + self.block(node.orelse)
+
+    # Expressions ------------------------------------------------------------------------
+
+    def expr(self, node: ast.expr | None) -> list[Stmt]:
+        if node is None or isinstance(node, ast.Lambda):
+            return []
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            return self._comprehension(node)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        lowered: list[Stmt] = []
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                lowered.extend(self.expr(child))
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            if not _fixed_width_slice(node.slice, self.facts):
+                lowered.extend(work(LINEAR, "slice copy", line))
+        elif isinstance(node, ast.Compare):
+            for op, right in zip(node.ops, node.comparators, strict=False):
+                if isinstance(op, ast.In | ast.NotIn) and self._is_sequence(right):
+                    lowered.extend(work(LINEAR, "membership test on a sequence", line))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for seq, count in ((node.left, node.right), (node.right, node.left)):
+                is_sequence = isinstance(seq, ast.List) or (
+                    isinstance(seq, ast.Constant) and isinstance(seq.value, str | bytes))
+                if is_sequence and not isinstance(count, ast.List):
+                    lowered.extend(work(self.bounds.size(count), "sequence repetition", line))
+        return lowered
+
+    def _is_sequence(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return self.facts.kinds.get(node.id) == "list"
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.slice, ast.Slice)
+        return isinstance(node, ast.ListComp) or (
+            isinstance(node, ast.List) and len(node.elts) > 64
+        )
+
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    ) -> list[Stmt]:
+        if isinstance(node, ast.DictComp):
+            inner = self.expr(node.key) + self.expr(node.value)
+        else:
+            inner = self.expr(node.elt)
+        generators = node.generators
+        if len(generators) == 1 and _reads_input(generators[0].iter) and not inner:
+            return [Effect("read")]
+        body = inner
+        for generator in reversed(generators):
+            targets = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+            conditions = [item for cond in generator.ifs for item in self.expr(cond)]
+            loop = Loop(self.bounds.iteration(generator.iter), conditions + body,
+                        getattr(node, "lineno", 0), frozenset(targets))
+            body = self.expr(generator.iter) + [loop]
+        return body
+
+    def _call(self, node: ast.Call) -> list[Stmt]:
+        name = call_name(node.func)
+        line = node.lineno
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        lowered = self.expr(receiver) if receiver is not None else []
+        if name in PYTHON_READS:
+            return lowered + self._args(node) + [Effect("read")]
+        if name in PYTHON_WRITES:
+            return lowered + self._args(node) + [Effect("write")]
+        if name in _EXITS:
+            return lowered
+        user = self._user_call(node, name, receiver)
+        if user is not None:
+            user.amortised = any(self.bounds.is_fresh(arg) for arg in node.args)
+            return lowered + self._args(node) + [user]
+        if name in PYTHON_CONSUMERS or name == "sorted":
+            return lowered + self._consume(node, name)
+        if name in {"map", "filter"}:
+            return lowered + self._mapped(node)
+        lowered += self._args(node)
+        module_call = receiver is None or base_name(receiver) in _MODULES
+        if name in PYTHON_FUNCTIONS and module_call:
+            lowered += work(PYTHON_FUNCTIONS[name], name, line)
+        elif name == "pow" and len(node.args) == 3:
+            lowered += work(LOG, "modular power", line)
+        elif name == "deepcopy" or (name == "copy" and receiver is None):
+            lowered += work(LINEAR, "copy", line)
+        elif receiver is not None:
+            methods = self._method(name, node, receiver)
+            if self.bounds.is_fresh(receiver):
+                for item in methods:
+                    if isinstance(item, Work):
+                        item.amortised = True
+            lowered += methods
+        return lowered
+
+    def _method(self, name: str, node: ast.Call, receiver: ast.expr) -> list[Stmt]:
+        owner = base_name(receiver)
+        kind = self.facts.kinds.get(owner, "")
+        line = node.lineno
+        if name in PYTHON_FILLS:
+            effects: list[Stmt] = [Effect("fill", owner)]
+            if name in PYTHON_METHODS and kind != "hashed" and kind != "deque":
+                effects += work(PYTHON_METHODS[name], f".{name}()", line)
+            return effects
+        if name == "pop" and node.args and kind not in {"hashed", "deque"}:
+            first = const_value(node.args[0], self.facts.constants)
+            return work(LINEAR, ".pop(0)", line) if first == 0 else []
+        if name in PYTHON_METHODS:
+            if kind.startswith("constant") or (kind == "hashed" and name != "copy"):
+                return []
+            if name == "sort" and kind == "":
+                return work(N_LOG_N, ".sort()", line)
+            return work(PYTHON_METHODS[name], f".{name}()", line)
+        return []
+
+    def _user_call(self, node: ast.Call, name: str, receiver: ast.expr | None) -> Call | None:
+        if receiver is None and name in self.constructors:
+            return Call(name, (), node.lineno)
+        if name not in self.user_functions:
+            return None
+        if receiver is not None:
+            kind = self.facts.kinds.get(base_name(receiver), "")
+            if not (base_name(receiver) in {"self", "cls"} or kind.startswith("instance:")):
+                return None
+        definition = self.user_functions[name][0]
+        params = [arg.arg for arg in definition.args.args]
+        if receiver is not None and params and params[0] in {"self", "cls"}:
+            params = params[1:]
+        shapes = tuple(
+            _shape(arg, params[index] if index < len(params) else "", self.midpoints)
+            for index, arg in enumerate(node.args)
+        )
+        return Call(name, shapes, node.lineno)
+
+    def _args(self, node: ast.Call) -> list[Stmt]:
+        lowered: list[Stmt] = []
+        for arg in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            if isinstance(arg, ast.Name) and arg.id in self.user_functions:
+                lowered.append(Call(arg.id, (), node.lineno))  # passed as a callback
+            else:
+                lowered.extend(self.expr(arg))
+        return lowered
+
+    def _consume(self, node: ast.Call, name: str) -> list[Stmt]:
+        """A builtin that walks its argument once (sum, min, list, sorted, str.join)."""
+        line = node.lineno
+        keywords = [item for keyword in node.keywords for item in self.expr(keyword.value)]
+        if not node.args:
+            return keywords
+        if name in {"min", "max"} and len(node.args) >= 2:
+            return keywords + self._args(node)
+        source = node.args[0]
+        extra = [item for arg in node.args[1:] for item in self.expr(arg)] + keywords
+        sorting = work(N_LOG_N, "sorted()", line) if name == "sorted" else []
+        if _reads_input(source):
+            return extra + [Effect("read")] + sorting
+        if isinstance(source, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            lowered = self.expr(source)
+        elif isinstance(source, ast.Call) and call_name(source.func) in _LAZY:
+            lowered = self._lazy(source)
+        else:
+            bound = self.bounds.iteration(source)
+            lowered = self.expr(source) + work(bound.cost, f"{name}() over a collection", line)
+            if bound.cost == CONSTANT:
+                sorting = []
+        return extra + lowered + sorting
+
+    def _lazy(self, node: ast.Call) -> list[Stmt]:
+        if call_name(node.func) in {"map", "filter"}:
+            return self._mapped(node)
+        bound = self.bounds.iteration(node)
+        return self._args(node) + [Loop(bound, [], node.lineno)]
+
+    def _mapped(self, node: ast.Call) -> list[Stmt]:
+        if len(node.args) < 2:
+            return self._args(node)
+        function, *sources = node.args
+        if all(_reads_input(source) for source in sources) and _is_conversion(function):
+            return [Effect("read")]
+        body: list[Stmt] = []
+        if isinstance(function, ast.Name) and function.id in self.user_functions:
+            body.append(Call(function.id, (), node.lineno))
+        elif isinstance(function, ast.Lambda):
+            body.extend(self.expr(function.body))
+        setup = [item for source in sources for item in self.expr(source)]
+        return setup + [Loop(self.bounds.iteration(sources[0]), body, node.lineno)]
+
+
+def _shape(arg: ast.expr, param: str, midpoints: set[str]) -> ArgShape:
+    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    operators = {type(n.op) for n in ast.walk(arg) if isinstance(n, ast.BinOp)}
+    if ast.LShift in operators and operators & {ast.BitOr, ast.BitXor, ast.BitAnd, ast.Add,
+                                                ast.Sub}:
+        return "bitmask"
+    if names & midpoints or _is_midpoint(arg):
+        return "halved"
+    for node in ast.walk(arg):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.RShift |
+                                                      ast.Div):
+            return "halved"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return "reduced_mod"
+    if isinstance(arg, ast.Name) and arg.id == param:
+        return "same"
+    if isinstance(arg, ast.Subscript) and param in names:
+        return "chased"
+    if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add | ast.Sub):
+        return "stepped"
+    return "other"
+
+
+def _reads_input(node: ast.expr) -> bool:
+    """Whether ``node`` is a direct read such as ``input().split()`` or ``stdin.readline()``."""
+    while isinstance(node, ast.Call | ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Call) and call_name(node.func) in PYTHON_READS:
+            return True
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return False
+
+
+def _unwrapped(node: ast.expr) -> ast.expr:
+    """``input()`` for ``list(input())``, ``str(input())``, ``int(input())``."""
+    while isinstance(node, ast.Call) and call_name(node.func) in _CONVERSIONS and node.args:
+        node = node.args[0]
+    return node
+
+
+def _is_conversion(function: ast.expr) -> bool:
+    return isinstance(function, ast.Name) and function.id in _CONVERSIONS
+
+
+def _fixed_width_slice(node: ast.Slice, facts: PythonFacts) -> bool:
+    lower, upper = node.lower, node.upper
+    if node.step is not None and const_value(node.step, facts.constants) is None:
+        return False
+    if lower is None and upper is None:
+        return False
+    for end in (lower, upper):
+        if end is not None:
+            value = const_value(end, facts.constants)
+            if value is not None and -3 <= value <= 3 and (lower is None or upper is None):
+                return end is upper if value >= 0 else end is lower
+    if lower is not None and upper is not None:
+        if isinstance(upper, ast.BinOp) and ast.dump(upper.left) == ast.dump(lower):
+            return const_value(upper.right, facts.constants) is not None
+        return const_value(lower, facts.constants) is not None and const_value(
+            upper, facts.constants) is not None
+    return False
+
+
+def _early_exit(body: list[ast.stmt], bound: Bound) -> Bound:
+    """A body that always leaves the loop on its first pass runs once."""
+    for stmt in body:
+        leaves = isinstance(stmt, ast.Break | ast.Return) or (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and call_name(stmt.value.func) in _EXITS
+        )
+        if leaves and bound.cost != CONSTANT:
+            return Bound(CONSTANT, f"{bound.reason} (always exits on the first pass)")
+    return bound
+
+
+def _assigned_in(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+def _assigned_names(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    declared_global = {
+        name
+        for node in ast.walk(definition)
+        if isinstance(node, ast.Global | ast.Nonlocal)
+        for name in node.names
+    }
+    return _assigned_in(definition.body) - declared_global
+
+
+def _midpoints(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Assign) and _is_midpoint(node.value):
+            found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return found
+
+
+def _constructors(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    found: dict[str, ast.FunctionDef] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    found[node.name] = item
+    return found

@@ -1,0 +1,179 @@
+"""Whole-module facts the Python front end needs before lowering: constants, collection
+kinds, adjacency structures and the program's functions."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+_HASHED_CALLS = frozenset({"set", "dict", "Counter", "defaultdict", "frozenset", "OrderedDict"})
+_GROWING_METHODS = frozenset({"append", "add", "appendleft", "extend", "insert"})
+_LIST_CALLS = frozenset({"list", "sorted", "range", "tuple"})
+
+
+def const_value(node: ast.expr, constants: dict[str, float]) -> float | None:
+    """The numeric value of ``node`` when it only involves literals and constant names."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = const_value(node.operand, constants)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+        if node.func.id in {"int", "float", "abs"}:
+            return const_value(node.args[0], constants)
+    if isinstance(node, ast.BinOp):
+        left = const_value(node.left, constants)
+        right = const_value(node.right, constants)
+        if left is None or right is None:
+            return None
+        return _binary(node.op, left, right)
+    return None
+
+
+def _binary(op: ast.operator, left: float, right: float) -> float | None:
+    try:
+        if isinstance(op, ast.Add):
+            return left + right
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, ast.Mult):
+            return left * right
+        if isinstance(op, ast.Div | ast.FloorDiv) and right:
+            return left / right
+        if isinstance(op, ast.Mod) and right:
+            return left % right
+        if isinstance(op, ast.Pow) and abs(right) <= 64:
+            return float(left**right)
+        if isinstance(op, ast.LShift) and 0 <= right <= 64:
+            return left * 2**right
+        if isinstance(op, ast.RShift) and 0 <= right <= 64:
+            return left / 2**right
+    except (OverflowError, ZeroDivisionError, TypeError):
+        return None
+    return None
+
+
+def call_name(node: ast.expr) -> str:
+    """``f`` for ``f(...)``, ``m`` for ``x.m(...)`` and ``a.b.m(...)``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def base_name(node: ast.expr) -> str:
+    """The variable at the root of ``a``, ``a[i]``, ``a.b[i].c``."""
+    while isinstance(node, ast.Subscript | ast.Attribute | ast.Starred):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+@dataclass
+class PythonFacts:
+    constants: dict[str, float] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
+    adjacency: set[str] = field(default_factory=set)
+    functions: dict[str, list[_Definition]] = field(default_factory=dict)
+    classes: set[str] = field(default_factory=set)
+    filled: set[str] = field(default_factory=set)
+    # Names bound exactly once, to this value: their size is the value's size.
+    single_values: dict[str, ast.expr] = field(default_factory=dict)
+
+    @classmethod
+    def collect(cls, tree: ast.Module) -> PythonFacts:
+        facts = cls()
+        assigned: dict[str, list[ast.expr | None]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                facts.functions.setdefault(node.name, []).append(node)
+                for arg in node.args.args:
+                    assigned.setdefault(arg.arg, []).append(None)
+            elif isinstance(node, ast.ClassDef):
+                facts.classes.add(node.name)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    facts._bind(target, node.value, assigned)
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+                facts._bind(node.target, None, assigned)
+            elif isinstance(node, ast.For | ast.comprehension):
+                facts._bind(node.target, None, assigned)
+            elif isinstance(node, ast.NamedExpr):
+                facts._bind(node.target, None, assigned)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr in _GROWING_METHODS:
+                    facts.filled.add(base_name(node.func.value))
+                    if isinstance(node.func.value, ast.Subscript):
+                        facts.adjacency.add(base_name(node.func.value))
+        for name, values in assigned.items():
+            facts._settle(name, values)
+        return facts
+
+    def _bind(
+        self, target: ast.expr, value: ast.expr | None, assigned: dict[str, list[ast.expr | None]]
+    ) -> None:
+        if isinstance(target, ast.Name):
+            assigned.setdefault(target.id, []).append(value)
+            if isinstance(value, ast.Lambda):
+                self.functions.setdefault(target.id, []).append(value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            values = value.elts if isinstance(value, ast.Tuple | ast.List) else None
+            for index, element in enumerate(target.elts):
+                element_value = values[index] if values and index < len(values) else None
+                self._bind(element, element_value, assigned)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, None, assigned)
+
+    def _settle(self, name: str, values: list[ast.expr | None]) -> None:
+        if len(values) == 1 and values[0] is not None:
+            self.single_values[name] = values[0]
+        numbers = [const_value(v, self.constants) if v is not None else None for v in values]
+        if numbers and all(number is not None for number in numbers):
+            self.constants[name] = max(abs(number) for number in numbers if number is not None)
+        for value in values:
+            kind = self._kind_of(value)
+            if kind == "constant_list" and name in self.filled:
+                kind = "list"
+            if kind:
+                self.kinds.setdefault(name, kind)
+
+    def _kind_of(self, value: ast.expr | None) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, ast.Set | ast.Dict | ast.SetComp | ast.DictComp):
+            return "hashed"
+        if isinstance(value, ast.List | ast.ListComp | ast.Tuple):
+            return "constant_list" if _is_literal_collection(value) else "list"
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return "constant_str"
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+            return "list"
+        if isinstance(value, ast.Call):
+            name = call_name(value.func)
+            if name in _HASHED_CALLS:
+                return "hashed"
+            if name in _LIST_CALLS or name in {"split", "input", "raw_input", "str"}:
+                return "list"
+            if name == "deque":
+                return "deque"
+            if name in self.classes:
+                return f"instance:{name}"
+        if isinstance(value, ast.Attribute) and value.attr.startswith("ascii_"):
+            return "constant_str"
+        return ""
+
+
+def _is_literal_collection(node: ast.expr) -> bool:
+    if isinstance(node, ast.List | ast.Tuple):
+        return 0 < len(node.elts) <= 64 and all(
+            isinstance(e, ast.Constant | ast.Name | ast.UnaryOp | ast.Tuple | ast.List)
+            for e in node.elts
+        ) and all(not isinstance(e, ast.Starred) for e in node.elts)
+    return False

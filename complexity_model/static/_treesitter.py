@@ -1,0 +1,412 @@
+"""Java and C++ front end: lowers a tree-sitter syntax tree to the analysis IR."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tree_sitter import Language, Node, Parser
+
+from complexity_model.static._cost import LINEAR, LOG, N_LOG_N, Cost
+from complexity_model.static._ir import (
+    ArgShape,
+    Bound,
+    Branch,
+    Call,
+    Effect,
+    Function,
+    LazyFunctions,
+    Loop,
+    Program,
+    Stmt,
+    Work,
+    work,
+)
+from complexity_model.static._library import (
+    CPP_FUNCTIONS,
+    CPP_READS,
+    CPP_TREE_METHODS,
+    CPP_TREE_TYPES,
+    CPP_WRITES,
+    JAVA_FILL_METHODS,
+    JAVA_HASH_TYPES,
+    JAVA_LINEAR_METHODS,
+    JAVA_READ_METHODS,
+    JAVA_STATIC_CALLS,
+    JAVA_TREE_METHODS,
+    JAVA_TREE_TYPES,
+    JAVA_WRITE_METHODS,
+)
+from complexity_model.static._ts_bounds import TreeBoundReader, is_midpoint, midpoint_names
+from complexity_model.static._ts_facts import (
+    CLASS_TYPES,
+    FUNCTION_TYPES,
+    TreeFacts,
+    arguments,
+    base_name,
+    call_parts,
+    text,
+    walk,
+)
+from complexity_model.static._ts_recursion import memo_dimensions, parameters, resets_guard
+
+_LOOPS = frozenset({"for_statement", "enhanced_for_statement", "for_range_loop",
+                    "while_statement", "do_statement"})
+_SKIP = frozenset({"lambda_expression", "lambda_expression_body", "class_body",
+                   "comment", "line_comment", "block_comment"}) | CLASS_TYPES
+_EXITS = frozenset({"return_statement", "break_statement", "throw_statement"})
+_NO_COST_TYPES = frozenset({"HashMap", "HashSet", "LinkedHashMap", "LinkedHashSet", "Map",
+                            "Set", "unordered_map", "unordered_set", "BitSet", "bitset"})
+
+
+@cache
+def _parser(language: str) -> Parser:
+    if language == "java":
+        import tree_sitter_java as grammar
+    else:
+        import tree_sitter_cpp as grammar  # type: ignore[no-redef]
+    return Parser(Language(grammar.language()))
+
+
+def lower_tree_sitter(source: str, language: str) -> Program:
+    """Parse Java or C++ ``source``; ValueError when it has no code or too many syntax errors."""
+    tree = _parser(language).parse(source.encode("utf-8", "replace"))
+    root = tree.root_node
+    if root.has_error or not root.named_children:
+        errors = sum(1 for node in walk(root) if node.type == "ERROR" or node.is_missing)
+        statements = sum(1 for node in walk(root) if node.type.endswith(("statement",
+                                                                        "declaration")))
+        if statements == 0 or errors > max(2, statements // 10):
+            raise ValueError(f"{errors} syntax errors in {statements} statements")
+    return _TreeLowering(root, source, language).program()
+
+
+class _TreeLowering:
+    def __init__(self, root: Node, source: str, language: str) -> None:
+        self.root = root
+        self.language = language
+        self.facts = TreeFacts.collect(root, source)
+        self.bounds = TreeBoundReader(self.facts)
+        self.user_functions = {
+            name: nodes for name, nodes in self.facts.functions.items()
+            if name not in self.facts.io_methods and name
+        }
+        self.midpoints: set[str] = set()
+        self.enclosing_assigned: list[frozenset[str]] = []
+        self.params: tuple[str, ...] = ()
+
+    def program(self) -> Program:
+        names = [name for name in self.user_functions if name != "main"]
+        functions = LazyFunctions(names, lambda name: self._function(
+            name, self.user_functions[name]))
+        main = self.user_functions.get("main")
+        notes: list[str] = []
+        if main:
+            entry = self._function("main", main).body
+        else:
+            notes.append("no main: every function counts as an entry point")
+            entry = [Branch([[Call(name, (), 0)] for name in functions])]
+        return Program(self.language, functions, entry, notes)
+
+    def _function(self, name: str, nodes: list[Node]) -> Function:
+        bodies: list[list[Stmt]] = []
+        local_names: set[str] = set()
+        dimensions = 0
+        params: tuple[str, ...] = ()
+        for node in nodes:
+            saved = (self.midpoints, self.enclosing_assigned, self.bounds.fresh,
+                     self.bounds.loop_variables, self.params)
+            body = node.child_by_field_name("body")
+            params = parameters(node)
+            self.params = params
+            self.midpoints = midpoint_names(body)
+            self.enclosing_assigned, self.bounds.fresh, self.bounds.loop_variables = [], [], []
+            bodies.append(self.statement(body) if body is not None else [])
+            (self.midpoints, self.enclosing_assigned, self.bounds.fresh,
+             self.bounds.loop_variables, self.params) = saved
+            dimensions = max(dimensions, memo_dimensions(node, set(params)))
+            local_names |= set(params) | _declared_in(body)
+        merged: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
+        return Function(name, params, merged, dimensions, frozenset(local_names))
+
+    # Statements ---------------------------------------------------------------------------
+
+    def statement(self, node: Node | None) -> list[Stmt]:
+        if node is None or node.type in _SKIP or node.type in FUNCTION_TYPES:
+            return []
+        kind = node.type
+        if kind in {"block", "compound_statement"}:
+            return self._block(node.named_children)
+        if kind in _LOOPS:
+            return self._loop(node)
+        if kind == "if_statement":
+            condition = node.child_by_field_name("condition")
+            arms = [self.statement(node.child_by_field_name("consequence"))]
+            alternative = node.child_by_field_name("alternative")
+            if alternative is not None:
+                arms.append(self.statement(alternative))
+            return self.expression(condition) + [Branch(arms)]
+        if kind == "else_clause":
+            return self._block(node.named_children)
+        if kind in {"switch_expression", "switch_statement"}:
+            body = node.child_by_field_name("body")
+            arms = [self._block(arm.named_children) for arm in
+                    (body.named_children if body is not None else [])]
+            return self.expression(node.child_by_field_name("condition")) + [Branch(arms)]
+        if kind in {"try_statement", "try_with_resources_statement", "labeled_statement",
+                    "synchronized_statement", "catch_clause", "finally_clause"}:
+            return self._block(node.named_children)
+        return self.expression(node)
+
+    def _block(self, children: list[Node]) -> list[Stmt]:
+        lowered: list[Stmt] = []
+        for index, child in enumerate(children):
+            items = self.statement(child)
+            calls = any(isinstance(item, Call) for item in items)
+            if calls and resets_guard(children[index + 1:]):
+                for item in items:
+                    if isinstance(item, Call):
+                        item.resets_guard = True
+            lowered.extend(items)
+        return lowered
+
+    def _loop(self, node: Node) -> list[Stmt]:
+        body = node.child_by_field_name("body")
+        kind = node.type
+        setup: list[Stmt] = []
+        variables: set[str] = set()
+        if kind == "for_statement":
+            bound = self.bounds.for_bound(node)
+            init = node.child_by_field_name("init") or node.child_by_field_name("initializer")
+            setup = self.expression(init)
+            variables = _declared_in(init) | {
+                text(u.named_children[0]) for u in node.children_by_field_name("update")
+                if u.named_children}
+        elif kind in {"enhanced_for_statement", "for_range_loop"}:
+            value = node.child_by_field_name("value") or node.child_by_field_name("right")
+            bound = self.bounds.iteration(value)
+            setup = self.expression(value)
+            variables = {text(node.child_by_field_name("name"))} | _declared_in(
+                node.child_by_field_name("declarator"))
+        else:
+            bound = self.bounds.while_bound(node.child_by_field_name("condition"), body)
+            if bound.worklist and any(bound.worklist in names
+                                      for names in self.enclosing_assigned[-1:]):
+                bound = Bound(bound.cost, bound.reason)
+        bound = _early_exit(body, bound)
+        local = frozenset(variables | _declared_in(body))
+        self.bounds.loop_variables.append(variables)
+        self.bounds.fresh.append(set())
+        self.enclosing_assigned.append(local | _assigned_in(body))
+        lowered = self.statement(body)
+        for field_name in ("condition", "update"):
+            for part in node.children_by_field_name(field_name):
+                lowered = self.expression(part) + lowered
+        self.enclosing_assigned.pop()
+        self.bounds.fresh.pop()
+        self.bounds.loop_variables.pop()
+        return setup + [Loop(bound, lowered, node.start_point[0] + 1, local)]
+
+    # Expressions ------------------------------------------------------------------------
+
+    def expression(self, node: Node | None) -> list[Stmt]:
+        if node is None:
+            return []
+        lowered: list[Stmt] = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            kind = current.type
+            if kind in _SKIP or kind in FUNCTION_TYPES:
+                continue
+            if kind in {"method_invocation", "call_expression"}:
+                lowered.extend(self._call(current))
+            elif kind == "object_creation_expression":
+                created = text(current.child_by_field_name("type")).split("<")[0]
+                if created in self.user_functions:
+                    lowered.append(Call(created, (), current.start_point[0] + 1))
+            elif kind in {"assignment_expression", "update_expression"}:
+                target = current.child_by_field_name("left") or (
+                    current.named_children[0] if current.named_children else None)
+                if target is not None and target.type != "identifier":
+                    lowered.append(Effect("fill", base_name(target)))
+            elif kind in {"variable_declarator", "init_declarator"}:
+                self._note_fresh(current)
+            elif kind in {"shift_expression", "binary_expression"} and self.language == "cpp":
+                lowered.extend(self._stream(current))
+            stack.extend(reversed(current.named_children))
+        return lowered
+
+    def _note_fresh(self, declarator: Node) -> None:
+        value = declarator.child_by_field_name("value")
+        if self.bounds.fresh and value is not None and value.type == "method_invocation":
+            name, _ = call_parts(value)
+            if name in JAVA_READ_METHODS or name in self.facts.io_methods:
+                target = declarator.child_by_field_name("name")
+                self.bounds.fresh[-1].add(text(target))
+
+    def _stream(self, node: Node) -> list[Stmt]:
+        left = node.child_by_field_name("left")
+        while left is not None and left.type in {"binary_expression", "shift_expression"}:
+            left = left.child_by_field_name("left")
+        name = text(left).split("::")[-1]
+        if name in CPP_READS:
+            return [Effect("read")]
+        if name in CPP_WRITES:
+            return [Effect("write")]
+        return []
+
+    def _call(self, node: Node) -> list[Stmt]:
+        name, receiver = call_parts(node)
+        line = node.start_point[0] + 1
+        owner = base_name(receiver)
+        owner_type = self.facts.types.get(owner, "")
+        function = node.child_by_field_name("function")
+        qualified = text(function) if function is not None else (
+            f"{text(receiver)}.{name}" if receiver is not None else name)
+        if name in self.facts.io_methods or name in JAVA_READ_METHODS or name in CPP_READS:
+            return [Effect("write" if name in JAVA_WRITE_METHODS else "read")]
+        if name in JAVA_WRITE_METHODS or name in CPP_WRITES:
+            return [Effect("write")] if receiver is None or owner in {
+                "System", "out", "pw", "writer", "output", "sb", "bw", "w", "o", "printer",
+                "cout"} or "out" in text(receiver).lower() or owner_type not in _NO_COST_TYPES \
+                and name != "append" else []
+        if name == "start" and "run" in self.user_functions:
+            return [Call("run", (), line)]
+        user = self._user_call(node, name, receiver, owner_type)
+        if user is not None:
+            return [user]
+        if qualified in JAVA_STATIC_CALLS:
+            return work(JAVA_STATIC_CALLS[qualified], qualified, line)
+        if self.language == "cpp" and receiver is None and name in CPP_FUNCTIONS:
+            return work(CPP_FUNCTIONS[name], name, line)
+        if receiver is None or _reads(receiver, self.facts.io_methods):
+            return []  # work on a line just read counts as reading it
+        effects: list[Stmt] = []
+        if name in JAVA_FILL_METHODS:
+            effects.append(Effect("fill", owner))
+        cost = self._method_cost(name, owner_type, receiver)
+        if cost is not None:
+            items = work(cost, f"{owner_type or 'object'}.{name}", line)
+            for item in items:
+                if isinstance(item, Work) and self.bounds.is_fresh(receiver):
+                    item.amortised = True
+            effects.extend(items)
+        return effects
+
+    def _method_cost(self, name: str, owner_type: str, receiver: Node) -> Cost | None:
+        if owner_type in JAVA_TREE_TYPES and name in JAVA_TREE_METHODS:
+            return LOG
+        if owner_type in CPP_TREE_TYPES and name in CPP_TREE_METHODS:
+            return LOG
+        if name in {"sort", "sorted"}:
+            return N_LOG_N
+        if owner_type in _NO_COST_TYPES or owner_type in JAVA_HASH_TYPES:
+            return None
+        if name in {"equals", "compareTo", "toString"}:
+            return None
+        if name in JAVA_LINEAR_METHODS:
+            return LINEAR
+        if name in {"remove", "indexOf"} and owner_type in {"ArrayList", "List", "LinkedList",
+                                                           "Vector", "vector", "String"}:
+            return LINEAR
+        if name in {"substr", "find", "erase"} and owner_type in {"string", "vector"}:
+            return LINEAR
+        return None
+
+    def _user_call(self, node: Node, name: str, receiver: Node | None,
+                   owner_type: str) -> Call | None:
+        if name not in self.user_functions or name == "main":
+            return None
+        if receiver is not None and text(receiver) not in {"this", "super"}:
+            static_receiver = receiver.type == "identifier" and text(receiver)[:1].isupper()
+            if static_receiver and text(receiver) not in self.facts.classes:
+                return None
+            if owner_type and owner_type not in self.facts.classes:
+                return None
+        target = self.user_functions[name][0]
+        target_params = parameters(target)
+        args = arguments(node)
+        shapes = tuple(
+            _shape(arg, target_params[index] if index < len(target_params) else "",
+                   self.midpoints)
+            for index, arg in enumerate(args)
+        )
+        call = Call(name, shapes, node.start_point[0] + 1)
+        call.amortised = any(self.bounds.is_fresh(arg) for arg in args)
+        return call
+
+
+def _reads(node: Node, io_methods: set[str]) -> bool:
+    """Whether ``node`` is a call that reads input (``br.readLine()``, ``in.next()``)."""
+    if node.type != "method_invocation":
+        return False
+    name, receiver = call_parts(node)
+    if name in JAVA_READ_METHODS or name in io_methods:
+        return True
+    return receiver is not None and _reads(receiver, io_methods)
+
+
+def _shape(arg: Node, param: str, midpoints: set[str]) -> ArgShape:
+    names = {text(n) for n in walk(arg) if n.type == "identifier"}
+    operators = {_infix(n) for n in walk(arg) if n.type == "binary_expression"}
+    if "<<" in operators and operators & {"|", "^", "&", "+", "-"}:
+        return "bitmask"
+    if names & midpoints or is_midpoint(arg):
+        return "halved"
+    for inner in walk(arg):
+        if inner.type == "binary_expression":
+            op = text(inner.child_by_field_name("operator")) or _infix(inner)
+            if op in {"/", ">>", ">>>"}:
+                return "halved"
+            if op == "%":
+                return "reduced_mod"
+    if arg.type == "identifier" and text(arg) == param:
+        return "same"
+    if arg.type in {"array_access", "subscript_expression"} and param in names:
+        return "chased"
+    if arg.type == "binary_expression" and _infix(arg) in {"+", "-"}:
+        return "stepped"
+    if arg.type == "update_expression":
+        return "stepped"
+    return "other"
+
+
+def _infix(node: Node) -> str:
+    for child in node.children:
+        if not child.is_named:
+            return text(child)
+    return ""
+
+
+def _early_exit(body: Node | None, bound: Bound) -> Bound:
+    if body is None:
+        return bound
+    children = body.named_children if body.type in {"block", "compound_statement"} else [body]
+    if any(child.type in _EXITS for child in children) and bound.cost != Cost():
+        return Bound(Cost(), f"{bound.reason} (always exits on the first pass)")
+    return bound
+
+
+def _declared_in(node: Node | None) -> set[str]:
+    if node is None:
+        return set()
+    names: set[str] = set()
+    for inner in walk(node, skip=_SKIP):
+        if inner.type in {"variable_declarator", "init_declarator"}:
+            target = inner.child_by_field_name("name") or inner.child_by_field_name("declarator")
+            names.add(text(target).split("[")[0])
+        elif inner.type == "declaration":
+            for child in inner.named_children:
+                if child.type in {"identifier", "array_declarator"}:
+                    names.add(text(child).split("[")[0])
+    return names
+
+
+def _assigned_in(node: Node | None) -> set[str]:
+    if node is None:
+        return set()
+    return {text(inner.child_by_field_name("left")) for inner in walk(node, skip=_SKIP)
+            if inner.type == "assignment_expression"} | _declared_in(node)
+
+
+
