@@ -32,6 +32,9 @@ class Bound:
     amortised: bool = False
     # For a work-list loop (``while queue: queue.pop()``), the collection it drains.
     worklist: str = ""
+    # Counters a ``while`` loop steps towards its condition: when none of them is reset in the
+    # enclosing loop, they only ever advance (two pointers) and the loop is amortised.
+    pointers: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -118,6 +121,17 @@ class Program:
     functions: Mapping[str, Function]
     entry: list[Stmt]
     notes: list[str] = field(default_factory=list)
+
+
+def advance_only(bound: Bound, rebound_in_enclosing: frozenset[str] | None) -> Bound:
+    """``bound`` marked amortised when it is a two-pointer loop: it sits in another loop and
+    none of its counters is reset there, so all its passes together advance them once."""
+    if rebound_in_enclosing is None or not bound.pointers or bound.amortised:
+        return bound
+    if bound.pointers & rebound_in_enclosing or bound.cost.exponential:
+        return bound
+    return Bound(bound.cost, f"{bound.reason} (two pointers: counters never reset)",
+                 amortised=True)
 
 
 def work(cost: Cost, label: str, line: int) -> list[Stmt]:

@@ -17,6 +17,7 @@ from complexity_model.static._ir import (
     Program,
     Stmt,
     Work,
+    advance_only,
     work,
 )
 from complexity_model.static._library import (
@@ -58,6 +59,7 @@ class _PythonLowering:
         self.constructors = _constructors(tree)
         self.midpoints: set[str] = set()
         self.enclosing_assigned: list[frozenset[str]] = []
+        self.enclosing_rebound: list[frozenset[str]] = []
 
     def program(self) -> Program:
         definitions: dict[str, list[_Definition]] = {**self.user_functions,
@@ -72,9 +74,10 @@ class _PythonLowering:
         local_names: set[str] = set()
         for definition in defs:
             saved = self.midpoints
-            saved_stacks = (self.enclosing_assigned, self.bounds.fresh,
+            saved_stacks = (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
                             self.bounds.loop_variables)
-            self.enclosing_assigned, self.bounds.fresh, self.bounds.loop_variables = [], [], []
+            (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
+             self.bounds.loop_variables) = [], [], [], []
             if isinstance(definition, ast.Lambda):
                 self.midpoints = set()
                 bodies.append(self.expr(definition.body))
@@ -84,7 +87,8 @@ class _PythonLowering:
                 dimensions = max(dimensions, memo_dimensions(definition, PYTHON_MEMO_DECORATORS))
                 local_names |= _assigned_names(definition)
             self.midpoints = saved
-            self.enclosing_assigned, self.bounds.fresh, self.bounds.loop_variables = saved_stacks
+            (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
+             self.bounds.loop_variables) = saved_stacks
             local_names |= {arg.arg for arg in definition.args.args}
         body: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
         params = tuple(arg.arg for arg in defs[0].args.args)
@@ -156,8 +160,10 @@ class _PythonLowering:
         self.bounds.loop_variables.append(targets)
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local)
+        self.enclosing_rebound.append(frozenset(targets | _rebound_in(node.body)))
         body = self.block(node.body)
         self.enclosing_assigned.pop()
+        self.enclosing_rebound.pop()
         self.bounds.fresh.pop()
         self.bounds.loop_variables.pop()
         bound = _early_exit(node.body, bound)
@@ -169,12 +175,16 @@ class _PythonLowering:
                                   self.enclosing_assigned[-1:]):
             # The work list is rebuilt in every pass of the enclosing loop: no amortising.
             bound = Bound(bound.cost, bound.reason)
+        bound = advance_only(bound, self.enclosing_rebound[-1] if self.enclosing_rebound
+                             else None)
         local = frozenset(_assigned_in(node.body))
         self.bounds.loop_variables.append(set())
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local)
+        self.enclosing_rebound.append(frozenset(_rebound_in(node.body)))
         body = self.expr(node.test) + self.block(node.body)
         self.enclosing_assigned.pop()
+        self.enclosing_rebound.pop()
         self.bounds.fresh.pop()
         self.bounds.loop_variables.pop()
         return [Loop(bound, body, node.lineno, local)] + self.block(node.orelse)
@@ -446,6 +456,21 @@ def _assigned_in(body: list[ast.stmt]) -> set[str]:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
+    return names
+
+
+def _rebound_in(body: list[ast.stmt]) -> set[str]:
+    """Names given a fresh value (``=``, ``for``), not just advanced (``+=``)."""
+    names: set[str] = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AnnAssign | ast.For | ast.comprehension):
+                targets = [node.target]
+            for target in targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
     return names
 
 

@@ -222,6 +222,7 @@ class BoundReader:
             if "pop" in updates.get(name, set()):
                 return Bound(LINEAR, f"{text} (work list)", amortised=True, worklist=name)
         stepped = [name for name in names if "step" in updates.get(name, set())]
+        pointers = frozenset(stepped)
         if stepped and isinstance(test, ast.Compare) and len(test.comparators) == 1:
             sides = [test.left, test.comparators[0]]
             others = [side for side in sides
@@ -230,12 +231,12 @@ class BoundReader:
                 counter = stepped[0]
                 start = self.facts.constants.get(counter)
                 if start is not None:
-                    return Bound(self.size(others[0]), text)
-                return Bound(LINEAR, text)
+                    return Bound(self.size(others[0]), text, pointers=pointers)
+                return Bound(LINEAR, text, pointers=pointers)
             if len(others) == 1:
-                return Bound(self.size(others[0]), text)
+                return Bound(self.size(others[0]), text, pointers=pointers)
         if stepped:
-            return Bound(LINEAR, text)
+            return Bound(LINEAR, text, pointers=pointers)
         return Bound(LINEAR, f"guess: {text}")
 
 

@@ -19,6 +19,7 @@ from complexity_model.static._ir import (
     Program,
     Stmt,
     Work,
+    advance_only,
     work,
 )
 from complexity_model.static._library import (
@@ -44,6 +45,7 @@ from complexity_model.static._ts_facts import (
     arguments,
     base_name,
     call_parts,
+    operator,
     text,
     walk,
 )
@@ -92,6 +94,7 @@ class _TreeLowering:
         }
         self.midpoints: set[str] = set()
         self.enclosing_assigned: list[frozenset[str]] = []
+        self.enclosing_rebound: list[frozenset[str]] = []
         self.params: tuple[str, ...] = ()
 
     def program(self) -> Program:
@@ -113,16 +116,17 @@ class _TreeLowering:
         dimensions = 0
         params: tuple[str, ...] = ()
         for node in nodes:
-            saved = (self.midpoints, self.enclosing_assigned, self.bounds.fresh,
-                     self.bounds.loop_variables, self.params)
+            saved = (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
+                     self.bounds.fresh, self.bounds.loop_variables, self.params)
             body = node.child_by_field_name("body")
             params = parameters(node)
             self.params = params
             self.midpoints = midpoint_names(body)
-            self.enclosing_assigned, self.bounds.fresh, self.bounds.loop_variables = [], [], []
+            self.enclosing_assigned, self.enclosing_rebound = [], []
+            self.bounds.fresh, self.bounds.loop_variables = [], []
             bodies.append(self.statement(body) if body is not None else [])
-            (self.midpoints, self.enclosing_assigned, self.bounds.fresh,
-             self.bounds.loop_variables, self.params) = saved
+            (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
+             self.bounds.fresh, self.bounds.loop_variables, self.params) = saved
             dimensions = max(dimensions, memo_dimensions(node, set(params)))
             local_names |= set(params) | _declared_in(body)
         merged: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
@@ -189,6 +193,8 @@ class _TreeLowering:
                 node.child_by_field_name("declarator"))
         else:
             bound = self.bounds.while_bound(node.child_by_field_name("condition"), body)
+            bound = advance_only(bound, self.enclosing_rebound[-1] if self.enclosing_rebound
+                                 else None)
             if bound.worklist and any(bound.worklist in names
                                       for names in self.enclosing_assigned[-1:]):
                 bound = Bound(bound.cost, bound.reason)
@@ -197,11 +203,13 @@ class _TreeLowering:
         self.bounds.loop_variables.append(variables)
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local | _assigned_in(body))
+        self.enclosing_rebound.append(frozenset(variables | _rebound_in(body)))
         lowered = self.statement(body)
         for field_name in ("condition", "update"):
             for part in node.children_by_field_name(field_name):
                 lowered = self.expression(part) + lowered
         self.enclosing_assigned.pop()
+        self.enclosing_rebound.pop()
         self.bounds.fresh.pop()
         self.bounds.loop_variables.pop()
         return setup + [Loop(bound, lowered, node.start_point[0] + 1, local)]
@@ -400,6 +408,15 @@ def _declared_in(node: Node | None) -> set[str]:
                 if child.type in {"identifier", "array_declarator"}:
                     names.add(text(child).split("[")[0])
     return names
+
+
+def _rebound_in(node: Node | None) -> set[str]:
+    """Names given a fresh value (declared or ``=``), not just advanced (``++``, ``+=``)."""
+    if node is None:
+        return set()
+    return {text(inner.child_by_field_name("left")) for inner in walk(node, skip=_SKIP)
+            if inner.type == "assignment_expression" and operator(inner) == "="} | _declared_in(
+        node)
 
 
 def _assigned_in(node: Node | None) -> set[str]:

@@ -256,6 +256,7 @@ class TreeBoundReader:
             if "pop" in updates.get(name, set()):
                 return Bound(LINEAR, f"{shown} (work list)", amortised=True, worklist=name)
         stepped = [name for name in names if updates.get(name, set()) & {"up", "down"}]
+        pointers = frozenset(stepped)
         if stepped:
             for comparison in _comparisons(condition):
                 sides = [comparison.child_by_field_name("left"),
@@ -263,8 +264,8 @@ class TreeBoundReader:
                 others = [side for side in sides if side is not None
                           and not (_identifiers(side) & set(stepped))]
                 if len(others) == 1 and self._constant(others[0]) is None:
-                    return Bound(self.size(others[0]), shown)
-            return Bound(LINEAR, shown)
+                    return Bound(self.size(others[0]), shown, pointers=pointers)
+            return Bound(LINEAR, shown, pointers=pointers)
         return Bound(LINEAR, f"guess: {shown}")
 
 

@@ -39,6 +39,13 @@ PYTHON: dict[str, tuple[str, str]] = {
         "    for v in adj[u]:\n        if not seen[v]:\n            seen[v] = True\n"
         "            queue.append(v)\nprint(sum(seen))\n",
     ),
+    "two pointers": (
+        "O(n)",
+        "n, k = map(int, input().split())\na = list(map(int, input().split()))\nleft = 0\n"
+        "total = best = 0\nfor right in range(n):\n    total += a[right]\n"
+        "    while total > k:\n        total -= a[left]\n        left += 1\n"
+        "    best = max(best, right - left + 1)\nprint(best)\n",
+    ),
     "sort then scan": (
         "O(n log n)",
         "n = int(input())\na = sorted(map(int, input().split()))\nprint(a[n // 2])\n",
@@ -103,6 +110,13 @@ JAVA: dict[str, tuple[str, str]] = {
         "    int n = in.nextInt();\n    int[] a = new int[n];\n"
         "    for (int i = 0; i < n; i++) a[i] = in.nextInt();\n    Arrays.sort(a);\n"
         "    System.out.println(a[0]);\n  }")),
+    "sliding window": ("O(n)", _java(
+        "  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n"
+        "    int n = in.nextInt();\n    int[] a = new int[n];\n    int[] seen = new int[n + 1];\n"
+        "    for (int i = 0; i < n; i++) a[i] = in.nextInt();\n    int st = 0, best = 0;\n"
+        "    for (int i = 0; i < n; i++) {\n      seen[a[i]]++;\n"
+        "      while (seen[a[i]] > 1) { seen[a[st]]--; st++; }\n"
+        "      best = Math.max(best, i - st + 1);\n    }\n    System.out.println(best);\n  }")),
     "nested loops": ("O(n^2)", _java(
         "  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n"
         "    int n = in.nextInt();\n    int c = 0;\n    for (int i = 0; i < n; i++)\n"
