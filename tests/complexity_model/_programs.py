@@ -115,7 +115,7 @@ JAVA: dict[str, tuple[str, str]] = {
         "    int n = in.nextInt();\n    int[] a = new int[n];\n    int[] seen = new int[n + 1];\n"
         "    for (int i = 0; i < n; i++) a[i] = in.nextInt();\n    int st = 0, best = 0;\n"
         "    for (int i = 0; i < n; i++) {\n      seen[a[i]]++;\n"
-        "      while (seen[a[i]] > 1) { seen[a[st]]--; st++; }\n"
+        "      while (seen[a[st]] > 1) { seen[a[st]]--; st++; }\n"
         "      best = Math.max(best, i - st + 1);\n    }\n    System.out.println(best);\n  }")),
     "nested loops": ("O(n^2)", _java(
         "  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n"
