@@ -131,6 +131,7 @@ class Agent:
         self.spawner = Helper("spawner", [SPAWNER])
         self.zygote: Helper | None = None
         self.limits = _limits_of(0)
+        self.scheduling = _scheduling_of(0)
         self.tainted = ""
         if init.get("zygote_bundle"):
             self.zygote = Helper(
@@ -416,7 +417,16 @@ class Agent:
         cap_fds: list[int],
     ) -> ProcessWatch:
         started = time.monotonic()
-        pid = helper.spawn(request, fds)
+        try:
+            pid = helper.spawn(request, fds)
+        except HelperError:
+            if not self._job_pids():
+                raise
+            # The program ran and killed the helper before its "spawned" reply left (a race
+            # the program can win); without a program the helper failed on its own.
+            watch = ProcessWatch()
+            watch.lost = HELPER_LOST
+            return watch
         assert helper.channel is not None
         watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds)
         report = helper.receive(timeout=KILL_GRACE_S * 2)
@@ -489,12 +499,33 @@ class Agent:
         """
         for helper in self._helpers():
             if helper.pid and (
-                process_state(helper.pid) not in ("S", "R") or _limits_of(helper.pid) != self.limits
+                process_state(helper.pid) not in ("S", "R")
+                or _limits_of(helper.pid) != self.limits
+                or _scheduling_of(helper.pid) != self.scheduling
             ):
                 helper.stop()
         if _limits_of(0) != self.limits:
             self.tainted = "resource limits of the judge were changed"
+        elif not self._restore_scheduling():
+            self.tainted = "the judge's scheduling priority or CPU affinity was changed"
         return self.tainted
+
+    def _restore_scheduling(self) -> bool:
+        """Undo nice and affinity changes to the agent (setpriority(2) and
+        sched_setaffinity(2) check only uids), which every later program would inherit.
+
+        An affinity is restored; a raised nice value is not (lowering it needs CAP_SYS_NICE or
+        an RLIMIT_NICE, which sandboxes lack): False then, and the sandbox is destroyed.
+        """
+        if self.scheduling is None or _scheduling_of(0) == self.scheduling:
+            return True
+        nice, cpus = self.scheduling
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            return False
+        return _scheduling_of(0) == self.scheduling
 
     def _kill_stragglers(self) -> None:
         """Kill every process but this agent and its helpers; reap what is left."""
@@ -675,6 +706,13 @@ def _limits_of(pid: int) -> list[tuple[int, int]]:
         return [resource.prlimit(pid, limit) for limit in _WATCHED_LIMITS]
     except OSError:
         return []
+
+
+def _scheduling_of(pid: int) -> tuple[int, frozenset[int]] | None:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, pid), frozenset(os.sched_getaffinity(pid))
+    except OSError:
+        return None
 
 
 def _kill(pid: int) -> None:
