@@ -1,0 +1,100 @@
+"""Real infrastructure for the API's integration tests: a throwaway PostgreSQL database and
+Celery workers in their own processes, on this machine's PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import docker
+import psycopg
+
+from judge_service.sandbox.sandbox import remove_stale_sandboxes
+
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """A new, empty database; yields its SQLAlchemy URL and drops it afterwards."""
+    name = f"judge_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def set_connections_allowed(url: str, allowed: bool) -> None:
+    """Take a database down (refuse and cut every connection) or bring it back."""
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allowed).lower()}')
+        if not allowed:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+
+
+def flush_redis(database: int) -> None:
+    subprocess.run(["redis-cli", "-n", str(database), "FLUSHDB"], check=True, capture_output=True)
+
+
+class Workers:
+    """``judge worker`` processes with distinct node names; their logs go to files."""
+
+    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+        self.env = {**os.environ, **env}
+        self.log_dir = log_dir
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self, name: str) -> None:
+        log = (self.log_dir / f"{name}.log").open("wb")
+        self.processes[name] = subprocess.Popen(
+            [sys.executable, "-m", "judge_service", "worker", "-n", f"{name}@%h"],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def log(self, name: str) -> str:
+        return (self.log_dir / f"{name}.log").read_text(errors="replace")
+
+    def kill_hard(self, name: str) -> None:
+        """``kill -9``: the worker gets no chance to hand back what it holds."""
+        self.processes[name].send_signal(signal.SIGKILL)
+        self.processes[name].wait(timeout=10)
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.terminate()
+        deadline = time.monotonic() + 30
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        remove_stale_sandboxes(docker.from_env())  # a killed worker leaves its sandboxes
+
+
+@contextmanager
+def celery_workers(names: list[str], env: dict[str, str], log_dir: Path) -> Iterator[Workers]:
+    workers = Workers(env, log_dir)
+    try:
+        for name in names:
+            workers.start(name)
+        yield workers
+    finally:
+        workers.stop()
