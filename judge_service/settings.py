@@ -6,7 +6,7 @@ import os
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from judge_service.reward import RewardConfig
@@ -65,16 +65,64 @@ class Settings(BaseSettings):
         3600.0, gt=0, description="Longest a synchronous batch may wait for its results."
     )
     worker_concurrency: int = Field(2, ge=1, description="Chunks one worker judges at once.")
+    job_heartbeat_s: float = Field(
+        10.0, gt=0, description="How often the API process marks a queued job it runs alive."
+    )
+    job_stale_after_s: float = Field(
+        120.0,
+        gt=0,
+        description="A queued job with no heartbeat for this long is reported failed (the API "
+        "process running it died); must exceed twice job_heartbeat_s.",
+    )
     api_keys: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated; when set, requests need 'Authorization: Bearer <key>'.",
     )
     max_batch: int = Field(4096, ge=1, description="Most submissions in one request.")
     max_body_bytes: int = Field(256 << 20, ge=1024, description="Largest request body.")
+    complexity_empirical: bool = Field(
+        True,
+        description="Time candidates at growing input sizes in the sandbox when the problem has "
+        "an input_generator (the ensemble's first choice; up to ~3 s per candidate).",
+    )
+    complexity_model_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint of a served complexity model, e.g. "
+        "http://gpu-host:8000/v1 (vllm serve). Unset: no served model, static analysis decides.",
+    )
+    complexity_model_name: str | None = Field(
+        None,
+        description="Model name the endpoint serves (vllm serve's model path or "
+        "--served-model-name); needed when complexity_model_url is set.",
+    )
+    complexity_model_api_key: str | None = Field(
+        None, description="Bearer key for the served complexity model, if it wants one."
+    )
+    complexity_model_timeout_s: float = Field(
+        30.0, gt=0, description="Deadline of one served-model request (it is retried)."
+    )
     reward: RewardConfig = Field(
         default_factory=RewardConfig,
         description="Reward weights and code extraction (JUDGE_REWARD__TIME_WEIGHT=0.5, ...).",
     )
+
+    @model_validator(mode="after")
+    def _stale_jobs_outlive_heartbeats(self) -> Settings:
+        if self.job_stale_after_s <= 2 * self.job_heartbeat_s:
+            raise ValueError(
+                f"JUDGE_JOB_STALE_AFTER_S ({self.job_stale_after_s}) must exceed twice "
+                f"JUDGE_JOB_HEARTBEAT_S ({self.job_heartbeat_s}), or live jobs read as dead"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _served_model_needs_a_name(self) -> Settings:
+        if self.complexity_model_url and not self.complexity_model_name:
+            raise ValueError(
+                "JUDGE_COMPLEXITY_MODEL_URL is set but JUDGE_COMPLEXITY_MODEL_NAME is not: set it "
+                "to the model the endpoint serves (see GET <url>/models)"
+            )
+        return self
 
     @field_validator("api_keys", mode="before")
     @classmethod

@@ -20,6 +20,11 @@ from judge_service.schemas import (
 
 router = APIRouter(prefix="/v1", dependencies=[AuthDep])
 
+_ABANDONED = (
+    "abandoned: the API process running this job stopped before it finished; submit it again "
+    "(items it had judged are served from the cache)"
+)
+
 
 @router.post("/problems", summary="Create or update one or many problems")
 async def upsert_problems(state: StateDep, body: Problem | list[Problem]) -> list[dict[str, Any]]:
@@ -63,6 +68,9 @@ async def submit(state: StateDep, request: JudgeRequest) -> SubmitResponse:
 
 @router.get("/submissions/{job_id}", summary="Progress and results of a queued batch")
 async def submission_status(state: StateDep, job_id: str) -> JobStatus:
+    await asyncio.to_thread(
+        state.store.fail_stale_job, job_id, state.settings.job_stale_after_s, _ABANDONED
+    )
     job = await asyncio.to_thread(state.store.get_job, job_id)
     if job is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, detail=f"unknown job {job_id!r}")
@@ -90,9 +98,22 @@ def _check_batch(state: AppState, request: JudgeRequest) -> None:
 
 async def _run_job(state: AppState, job_id: str, request: JudgeRequest) -> None:
     await asyncio.to_thread(state.store.mark_job, job_id, "running")
+    heartbeat = asyncio.create_task(_heartbeat(state, job_id))
     try:
         await state.service.judge(request.submissions, request.options, job_id=job_id)
     except Exception as error:  # the job must end in a state a poller can see
         await asyncio.to_thread(state.store.mark_job, job_id, "failed", error=str(error))
         return
+    finally:
+        heartbeat.cancel()
     await asyncio.to_thread(state.store.mark_job, job_id, "done")
+
+
+async def _heartbeat(state: AppState, job_id: str) -> None:
+    """Keeps the job's ``updated_at`` fresh, so pollers can tell a slow job from a dead one."""
+    while True:
+        await asyncio.sleep(state.settings.job_heartbeat_s)
+        try:
+            await asyncio.to_thread(state.store.touch_job, job_id)
+        except Exception:  # a missed beat is retried; the job itself goes on
+            continue

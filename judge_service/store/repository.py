@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from datetime import timedelta
 from types import TracebackType
 from typing import Any, cast
 
@@ -34,6 +35,7 @@ from judge_service.store.models import (
 )
 from judge_service.store.results import job_dict, result_dump, submission_row
 from judge_service.store.sanitize import sanitize
+from judge_service.store.types import utcnow
 
 # Fields of a SubmissionResult dump that belong to one submission, not to the cached verdict.
 _NOT_CACHED = ("id", "cached")
@@ -245,6 +247,31 @@ class Store:
             )
             if cast(CursorResult[Any], done).rowcount == 0:
                 raise KeyError(job_id)
+
+    def touch_job(self, job_id: str) -> None:
+        """Refresh a job's ``updated_at``: the heartbeat of the process running it."""
+        with self._session() as session:
+            session.execute(
+                update(BatchJobRow)
+                .where(BatchJobRow.id == job_id)
+                .values(status=BatchJobRow.status)
+            )
+
+    def fail_stale_job(self, job_id: str, stale_after_s: float, error: str) -> bool:
+        """Mark a queued or running job failed when nothing touched it for ``stale_after_s``
+        (its process died); True when it was marked."""
+        cutoff = utcnow() - timedelta(seconds=stale_after_s)
+        with self._session() as session:
+            done = session.execute(
+                update(BatchJobRow)
+                .where(
+                    BatchJobRow.id == job_id,
+                    BatchJobRow.status.in_(("queued", "running")),
+                    BatchJobRow.updated_at < cutoff,
+                )
+                .values(status="failed", error=error)
+            )
+            return cast(CursorResult[Any], done).rowcount > 0
 
     def add_results(self, job_id: str | None, items: Sequence[Mapping[str, Any]]) -> list[int]:
         """Store judged submissions with their results in one transaction; the new submission ids.
