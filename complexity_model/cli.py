@@ -15,3 +15,11 @@ app = typer.Typer(
 from complexity_model.evaluate import evaluate  # noqa: E402
 
 app.command("evaluate")(evaluate)
+
+from complexity_model.served.launch import serve  # noqa: E402
+from complexity_model.train import train_command  # noqa: E402
+
+# Extra arguments after the options go to `vllm serve`.
+_PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
+app.command("serve", context_settings=_PASS_THROUGH)(serve)
+app.command("train")(train_command)
