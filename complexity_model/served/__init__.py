@@ -7,7 +7,11 @@ imported by the server and the trainer when they run.
 """
 
 from complexity_model.served.client import ServedModelJudge
-from complexity_model.served.errors import ServedModelError, ServedModelUnavailable
+from complexity_model.served.errors import (
+    ServedModelError,
+    ServedModelRejected,
+    ServedModelUnavailable,
+)
 from complexity_model.served.parse import ParsedAnswer, parse_answer
 from complexity_model.served.prompt import build_messages, format_answer
 
@@ -15,6 +19,7 @@ __all__ = [
     "ParsedAnswer",
     "ServedModelError",
     "ServedModelJudge",
+    "ServedModelRejected",
     "ServedModelUnavailable",
     "build_messages",
     "format_answer",

@@ -13,7 +13,11 @@ from typing import Any
 
 import httpx
 
-from complexity_model.served.errors import ServedModelError, ServedModelUnavailable
+from complexity_model.served.errors import (
+    ServedModelError,
+    ServedModelRejected,
+    ServedModelUnavailable,
+)
 
 __all__ = ["RetryPolicy", "post_json"]
 
@@ -41,7 +45,7 @@ class RetryPolicy:
 
 
 def _snippet(response: httpx.Response) -> str:
-    return response.text[:300].replace("\n", " ")
+    return response.text[:500].replace("\n", " ")
 
 
 def post_json(
@@ -69,7 +73,8 @@ def post_json(
                     raise ServedModelError(f"{url} answered 200 with a non-object JSON body")
                 return body, attempt + 1
             if status < 500 and status not in _RETRIED_STATUS:
-                raise ServedModelError(f"{url} answered {status}: {_snippet(response)}")
+                detail = _snippet(response)
+                raise ServedModelRejected(f"{url} answered {status}: {detail}", status, detail)
             failure = f"HTTP {status}: {_snippet(response)}"
         if attempt < policy.max_retries:
             time.sleep(policy.delay(attempt, response))

@@ -17,7 +17,7 @@ import httpx
 from complexity_model.ladder import UNKNOWN, ComplexityEstimate
 from complexity_model.served._http import RetryPolicy, post_json
 from complexity_model.served._logprobs import answer_probability
-from complexity_model.served.errors import ServedModelError
+from complexity_model.served.errors import ServedModelError, ServedModelRejected
 from complexity_model.served.parse import parse_answer
 from complexity_model.served.prompt import MAX_CODE_CHARS, build_messages
 
@@ -48,7 +48,9 @@ class ServedModelJudge:
 
     A server that cannot be reached, or keeps failing, after ``max_retries`` retries raises
     :class:`~complexity_model.served.errors.ServedModelUnavailable`; that is an
-    infrastructure failure, never an ``unknown``. ``estimate_many`` sends up to
+    infrastructure failure, never an ``unknown``; so is any other refusal (a 4xx), except a
+    prompt longer than the model's context, which is ``unknown`` for that program alone.
+    ``estimate_many`` sends up to
     ``concurrency`` requests at once, which is how a vLLM server batches them.
     """
 
@@ -100,7 +102,15 @@ class ServedModelJudge:
         if self.logprobs:
             payload["logprobs"] = True
         start = time.perf_counter()
-        body, attempts = post_json(self._client, self.url, payload, self.policy)
+        try:
+            body, attempts = post_json(self._client, self.url, payload, self.policy)
+        except ServedModelRejected as error:
+            if not error.prompt_too_long:
+                raise
+            evidence = {"model": self.model, "reason": "the prompt does not fit the model's "
+                        "context (lower max_code_chars or serve a longer context)",
+                        "server": error.detail}
+            return ComplexityEstimate(UNKNOWN, 0.0, self.method, evidence)
         latency_ms = (time.perf_counter() - start) * 1000
         return self._estimate_from(body, attempts, latency_ms)
 

@@ -8,9 +8,13 @@ fall back to another backend; uncaught, the service reports a system error.
 
 from __future__ import annotations
 
+import re
+
 from judge_service.exceptions import InfrastructureError
 
-__all__ = ["ServedModelError", "ServedModelUnavailable"]
+__all__ = ["ServedModelError", "ServedModelRejected", "ServedModelUnavailable"]
+
+_TOO_LONG = re.compile(r"maximum context length|max_model_len|prompt is too long", re.IGNORECASE)
 
 
 class ServedModelError(InfrastructureError):
@@ -24,3 +28,18 @@ class ServedModelError(InfrastructureError):
 class ServedModelUnavailable(ServedModelError):
     """The model server could not be reached or kept failing (connection refused, 5xx,
     timeouts) after every retry."""
+
+
+class ServedModelRejected(ServedModelError):
+    """The server refused the request with a 4xx; ``status`` and ``detail`` say why."""
+
+    def __init__(self, message: str, status: int, detail: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.detail = detail
+
+    @property
+    def prompt_too_long(self) -> bool:
+        """The refusal is about this one prompt's length (vLLM's and this project's server's
+        wording), not about the request's settings: that program alone cannot be judged."""
+        return self.status == 400 and bool(_TOO_LONG.search(self.detail))

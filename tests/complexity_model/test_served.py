@@ -131,6 +131,14 @@ def test_requests_it_cannot_serve_are_refused(server: str) -> None:
         ServedModelJudge(server, "another-model", max_retries=0).estimate("x = 1", "python")
 
 
+def test_code_longer_than_the_context_is_unknown(server: str) -> None:
+    code = "v = [i for i in range(n)]  # a line\n" * 3000
+    with ServedModelJudge(server, NAME, max_code_chars=len(code)) as judge:
+        estimate = judge.estimate(code, "python")
+    assert estimate.predicted == UNKNOWN
+    assert "maximum context length is 8192" in estimate.evidence["server"]
+
+
 def test_serving_a_missing_model_fails_clearly(tmp_path: Path) -> None:
     command = [sys.executable, "-c", _CLI, "complexity", "serve", "--backend", "transformers",
                "--model", str(tmp_path / "absent")]

@@ -133,6 +133,24 @@ def test_a_wrong_answer_from_the_server_is_an_error_at_once(status: int, body: A
     assert len(server.requests) == 1
 
 
+def test_a_prompt_longer_than_the_context_is_unknown_for_that_program_alone() -> None:
+    message = ("This model's maximum context length is 4096 tokens. However, you requested "
+               "5000 tokens (4872 in the messages, 128 in the completion).")
+
+    def respond(index: int, request: dict[str, Any]) -> Reply:
+        if "huge" in request["messages"][1]["content"]:
+            return 400, {"error": {"message": message, "code": 400}}, {}
+        return ok()
+
+    with FakeChatServer(respond) as server:
+        estimates = judge_for(server).estimate_many([("# huge", "python"), ("x", "python")])
+    assert estimates[0].predicted == UNKNOWN and estimates[0].confidence == 0.0
+    assert "context" in estimates[0].evidence["reason"]
+    assert "4096" in estimates[0].evidence["server"]
+    assert estimates[1].predicted == "O(n log n)"
+    assert len(server.requests) == 2
+
+
 def test_estimate_many_keeps_order_and_bounds_concurrency() -> None:
     classes = ["O(1)", "O(n)", "O(n^2)", "O(2^n)", "O(log n)", "O(n^3)", "O(n log n)"] * 2
     three_in_flight = threading.Barrier(3, timeout=5)
