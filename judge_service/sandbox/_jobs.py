@@ -149,7 +149,9 @@ def agent_header(
             "wall_ms": limits.wall_ms,
             "memory_kb": (memory_mb + spec.rss_allowance_mb) * 1024,
             "output_bytes": limits.output_limit_kb * 1024,
-            "report_bytes": settings.report_bytes,
+            "report_bytes": (
+                settings.report_bytes if limits.report_bytes is None else limits.report_bytes
+            ),
             "stack_bytes": memory_mb << 20,
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},

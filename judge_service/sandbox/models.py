@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+import base64
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
+
+
+def _bytes_from_wire(value: Any) -> Any:
+    """A str is what a JSON dump of these models wrote: base64 (see :data:`WireBytes`)."""
+    if isinstance(value, str):
+        return base64.b64decode(value, validate=True)
+    return value
+
+
+# File contents are arbitrary bytes. Jobs and results cross JSON (Celery, the dispatcher), where
+# pydantic's default would write bytes as UTF-8 text and fail on binary content; these travel as
+# base64 in JSON and are read back from it.
+WireBytes = Annotated[
+    bytes,
+    BeforeValidator(_bytes_from_wire),
+    PlainSerializer(
+        lambda content: base64.b64encode(content).decode("ascii"), return_type=str, when_used="json"
+    ),
+]
 
 
 class Verdict(StrEnum):
@@ -85,6 +105,11 @@ class Limits(BaseModel):
     output_limit_kb: int = Field(65536, ge=1, description="stdout (and stderr) size per test.")
     compile_time_limit_ms: int = Field(20000, ge=100, description="Wall time of the compiler.")
     compile_memory_limit_mb: int = Field(1536, ge=64)
+    report_bytes: int | None = Field(
+        None,
+        ge=0,
+        description="stdout/stderr kept per test in the result; default the report_bytes setting.",
+    )
 
     @property
     def wall_ms(self) -> int:
@@ -104,7 +129,9 @@ class Job(BaseModel):
     checker: Checker = Field(default_factory=Checker)
     limits: Limits = Field(default_factory=Limits)
     stop_on_first_failure: bool = False
-    files: dict[str, bytes] = Field(default_factory=dict, description="Copied into /work first.")
+    files: dict[str, WireBytes] = Field(
+        default_factory=dict, description="Copied into /work first."
+    )
     fetch_files: list[str] = Field(default_factory=list, description="Copied out after the run.")
 
 
@@ -131,7 +158,7 @@ class CompileResult(BaseModel):
 
 class FetchedFile(BaseModel):
     name: str
-    content: bytes | None = None
+    content: WireBytes | None = None
     error: str | None = None
 
 
