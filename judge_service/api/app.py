@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy.exc import SQLAlchemyError
 
+from judge_service.api.compat import router as compat_router
 from judge_service.api.deps import StateDep
 from judge_service.api.routes import router
 from judge_service.api.state import AppState
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         description="Code-execution judge and complexity reward for RL on code models.",
     )
     app.include_router(router)
+    app.include_router(compat_router)
 
     @app.middleware("http")
     async def limit_body(

@@ -1,0 +1,16 @@
+"""Endpoints that speak other judges' wire formats, so that their clients switch by URL.
+
+SandboxFusion (``/run_code``, ``/submit``) and OpenRLHF's remote reward
+(``/openrlhf/reward``), with the same API-key auth and batch caps as ``/v1``.
+"""
+
+from fastapi import APIRouter
+
+from judge_service.api.compat import openrlhf, sandboxfusion
+from judge_service.api.deps import AuthDep
+
+router = APIRouter(dependencies=[AuthDep])
+router.include_router(sandboxfusion.router)
+router.include_router(openrlhf.router)
+
+__all__ = ["router"]

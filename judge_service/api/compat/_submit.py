@@ -1,0 +1,175 @@
+"""SandboxFusion ``/submit`` for an inline CommonOJDataset problem, on one engine job.
+
+SandboxFusion runs one ``/run_code`` per test and compares the output itself: both outputs
+stripped and split into lines, then line by line, lower-cased and stripped, equal or both
+numbers within a relative 1e-5. Here the whole submission is one engine job (compiled once)
+and that same comparison runs as the job's checker, inside the sandbox, on the full output.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from judge_service.api.compat._exec import exec_info, limits_for
+from judge_service.api.compat._languages import engine_language
+from judge_service.api.compat.schemas import (
+    EvalResult,
+    EvalTestCase,
+    RunCodeResponse,
+    RunStatus,
+    StdioCase,
+    SubmitRequest,
+)
+from judge_service.exceptions import InvalidJobError
+from judge_service.sandbox.languages import LANGUAGES
+from judge_service.sandbox.models import Checker, CheckerKind, Job, JobResult, TestCase, Verdict
+from judge_service.settings import Settings
+
+# SandboxFusion's stdio comparison (sandbox/utils/testing.py), as a custom checker:
+# argv is INPUT EXPECTED ACTUAL; exit 0 accepts, 1 rejects.
+ONLINE_JUDGE_CHECKER = r"""
+import sys
+
+
+def lines(path):
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8", "replace").strip().split("\n")
+
+
+def is_float(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+want, got = lines(sys.argv[2]), lines(sys.argv[3])
+if len(got) - len(want) == 1 and got[-1] == "":
+    got = got[:-1]
+if len(want) - len(got) == 1 and want[-1] == "":
+    want = want[:-1]
+if len(got) != len(want):
+    print(f"expected {len(want)} lines, got {len(got)}")
+    sys.exit(1)
+for number, (g, w) in enumerate(zip(got, want), 1):
+    g, w = g.lower(), w.lower()
+    if g.strip() == w.strip():
+        continue
+    if is_float(w) and is_float(g) and abs(float(g) - float(w)) / max(abs(float(w)), 1e-10) < 1e-5:
+        continue
+    print(f"line {number} differs")
+    sys.exit(1)
+"""
+
+NO_CODE = "no code could be extracted from the completion"
+
+
+def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
+    """The engine language and the test cases of the inline problem; InvalidJobError if none."""
+    config = request.config
+    if config.dataset_type != "CommonOJDataset" or config.provided_data is None:
+        raise InvalidJobError(
+            "only inline problems are judged here: config.dataset_type 'CommonOJDataset' with "
+            "the problem in config.provided_data"
+        )
+    if config.custom_extract_logic:
+        raise InvalidJobError(
+            "config.custom_extract_logic is not supported (it is code run on the server); the "
+            "completion's last fenced block in the language is the code"
+        )
+    if not config.language:
+        raise InvalidJobError("config.language is required for CommonOJDataset")
+    language = engine_language(config.language)
+    raw = _row(config.provided_data, request.id).get("test")
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise InvalidJobError(f"provided_data.test is not valid JSON: {error}") from error
+    if not isinstance(raw, list) or not raw:
+        raise InvalidJobError("provided_data.test must be a non-empty list of test cases")
+    try:
+        cases = [StdioCase.model_validate(case) for case in raw]
+    except ValidationError as error:
+        raise InvalidJobError(f"provided_data.test: {error.errors()[0]['msg']}") from error
+    for index, case in enumerate(cases):
+        if "stdin" not in case.input or "stdout" not in case.output:
+            raise InvalidJobError(f"test {index} needs input.stdin and output.stdout")
+    return language, cases
+
+
+def _row(provided: list[dict[str, Any]] | dict[str, Any], wanted: int | str) -> dict[str, Any]:
+    if isinstance(provided, dict):
+        return provided
+    for row in provided:
+        if str(row.get("id")) == str(wanted):
+            return row
+    raise InvalidJobError(f"provided_data has no row with id {wanted!r}")
+
+
+def submit_job(
+    request: SubmitRequest, language: str, code: str, cases: list[StdioCase], settings: Settings
+) -> Job:
+    config = request.config
+    compiled = LANGUAGES[language].compiled
+    return Job(
+        language=language,
+        code=code,
+        tests=[TestCase(input=c.input["stdin"], output=c.output["stdout"]) for c in cases],
+        checker=Checker(kind=CheckerKind.CUSTOM, code=ONLINE_JUDGE_CHECKER),
+        # SandboxFusion's defaults: 10 s to compile and to run compiled code, 20 s otherwise.
+        limits=limits_for(
+            language,
+            settings,
+            run_timeout_s=config.run_timeout or (10 if compiled else 20),
+            compile_timeout_s=config.compile_timeout or 10,
+            memory_limit_mb=-1,
+        ),
+        stop_on_first_failure=not run_all_cases(request),
+    )
+
+
+def run_all_cases(request: SubmitRequest) -> bool:
+    return bool(request.config.extra.get("run_all_cases", False))
+
+
+def eval_result(
+    request: SubmitRequest,
+    language: str,
+    code: str | None,
+    cases: list[StdioCase],
+    result: JobResult | None,
+) -> EvalResult:
+    """Per test: passed, its run as /run_code answers, the case. Without ``run_all_cases`` the
+    list ends at the first failure, as SandboxFusion's does."""
+    infos = [case.model_dump() for case in cases]
+    if result is None or not result.tests:
+        # Nothing ran per test (no code, or it did not compile): every case failed alike.
+        info = (
+            RunCodeResponse(status=RunStatus.FAILED, message=NO_CODE)
+            if result is None
+            else exec_info(language, result, None)
+        )
+        tests = [EvalTestCase(passed=False, exec_info=info, test_info=i) for i in infos]
+    else:
+        tests = [
+            EvalTestCase(
+                passed=test.verdict is Verdict.AC,
+                exec_info=exec_info(language, result, test),
+                test_info=info,
+            )
+            for test, info in zip(result.tests, infos, strict=False)
+        ]
+    if not run_all_cases(request):
+        failed = next((index for index, test in enumerate(tests) if not test.passed), None)
+        tests = tests if failed is None else tests[: failed + 1]
+    return EvalResult(
+        id=request.id,
+        accepted=len(tests) == len(cases) and all(test.passed for test in tests),
+        extracted_code=code or "",
+        tests=tests,
+    )

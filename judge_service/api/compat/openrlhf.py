@@ -1,0 +1,37 @@
+"""OpenRLHF remote reward: ``POST /openrlhf/reward`` (``--remote_rm_url http://HOST/openrlhf/reward``).
+
+``{"query", "prompts", "labels"}`` in, ``{"rewards", "scores", "extra_logs"}`` out, one float
+per row in order (label format: ``_openrlhf``). ``rewards`` is the service's gated reward,
+``scores`` the pass rate. Every row gets a real score or the request fails as a whole: an
+unusable label is HTTP 422 listing the rows (a dataset bug, which no retry fixes); a row the
+judge failed on is HTTP 503 (OpenRLHF retries; rows already judged come from the cache).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException
+
+from judge_service.api.compat._openrlhf import LOG_NAMES, BadRows, reward_response, submissions
+from judge_service.api.compat.schemas import RewardRequest, RewardResponse
+from judge_service.api.deps import StateDep
+from judge_service.schemas import JudgeOptions
+
+router = APIRouter(tags=["compat: OpenRLHF"])
+
+
+@router.post("/openrlhf/reward", summary="OpenRLHF: rewards for a batch of rollouts")
+async def reward(state: StateDep, request: RewardRequest) -> RewardResponse:
+    count = len(request.query)
+    if count > state.settings.max_batch:
+        raise HTTPException(
+            413,
+            detail=f"{count} rows; a batch holds at most {state.settings.max_batch}",
+        )
+    try:
+        items = submissions(request)
+        if not items:
+            return RewardResponse(rewards=[], scores=[], extra_logs={n: [] for n in LOG_NAMES})
+        results = await state.service.judge(items, JudgeOptions())
+        return reward_response(results)
+    except BadRows as error:
+        raise HTTPException(422, detail=error.detail()) from error
