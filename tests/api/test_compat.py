@@ -236,6 +236,31 @@ def test_submit_compares_like_sandboxfusion_and_extracts_the_code(client: TestCl
     }
 
 
+# (what the program prints, the expected output, SandboxFusion's verdict); passes first.
+COMPARISONS = [
+    ("YES\n", "yes", True),  # case-insensitive
+    ("0.3333333333\n", "0.333334", True),  # numbers within a relative 1e-5
+    ("a  b \n\n", "a  b", True),  # stripped, a trailing empty line dropped
+    ("1\n2\n", "1 2", False),  # lines count, not only tokens
+    ("0.5\n", "0.50002", False),  # a relative 4e-5 is too far
+]
+
+
+@pytest.mark.parametrize("every_case", [True, False], ids=["here", "in-sandbox"])
+def test_submit_compares_like_sandboxfusion_on_both_paths(
+    client: TestClient, every_case: bool
+) -> None:
+    echo = "```python\nimport sys\nsys.stdout.write(sys.stdin.read())\n```"
+    tests = [(printed, expected) for printed, expected, _ in COMPARISONS]
+    response = client.post(
+        "/submit", json=_submit(echo, tests, extra={"run_all_cases": every_case})
+    )
+    assert response.status_code == 200, response.text
+    passed = [t["passed"] for t in response.json()["tests"]]
+    wanted = [verdict for _, _, verdict in COMPARISONS]
+    assert passed == (wanted if every_case else wanted[:4])
+
+
 def test_submit_stops_at_the_first_failure_unless_run_all_cases(client: TestClient) -> None:
     completion = "```python\nn = int(input())\nprint(n if n < 3 else -n)\n```"
     tests = [(f"{n}\n", str(n)) for n in range(6)]

@@ -1,9 +1,8 @@
 """SandboxFusion ``/submit`` for an inline CommonOJDataset problem, on one engine job.
 
-SandboxFusion runs one ``/run_code`` per test and compares the output itself: both outputs
-stripped and split into lines, then line by line, lower-cased and stripped, equal or both
-numbers within a relative 1e-5. Here the whole submission is one engine job (compiled once)
-and that same comparison runs as the job's checker, inside the sandbox, on the full output.
+SandboxFusion runs one ``/run_code`` per test, compiling each time, and compares the output
+itself. Here the whole submission is one engine job (compiled once) and the comparison is
+SandboxFusion's own (:mod:`._oj_compare`).
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from pydantic import ValidationError
 
 from judge_service.api.compat._exec import exec_info, limits_for
 from judge_service.api.compat._languages import engine_language
+from judge_service.api.compat._oj_compare import CHECKER, outputs_match
 from judge_service.api.compat.schemas import (
     EvalResult,
     EvalTestCase,
@@ -25,47 +25,20 @@ from judge_service.api.compat.schemas import (
 )
 from judge_service.exceptions import InvalidJobError
 from judge_service.sandbox.languages import LANGUAGES
-from judge_service.sandbox.models import Checker, CheckerKind, Job, JobResult, TestCase, Verdict
+from judge_service.sandbox.models import (
+    Checker,
+    CheckerKind,
+    Job,
+    JobResult,
+    TestCase,
+    TestResult,
+    Verdict,
+)
 from judge_service.settings import Settings
 
-# SandboxFusion's stdio comparison (sandbox/utils/testing.py), as a custom checker:
-# argv is INPUT EXPECTED ACTUAL; exit 0 accepts, 1 rejects.
-ONLINE_JUDGE_CHECKER = r"""
-import sys
-
-
-def lines(path):
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", "replace").strip().split("\n")
-
-
-def is_float(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-want, got = lines(sys.argv[2]), lines(sys.argv[3])
-if len(got) - len(want) == 1 and got[-1] == "":
-    got = got[:-1]
-if len(want) - len(got) == 1 and want[-1] == "":
-    want = want[:-1]
-if len(got) != len(want):
-    print(f"expected {len(want)} lines, got {len(got)}")
-    sys.exit(1)
-for number, (g, w) in enumerate(zip(got, want), 1):
-    g, w = g.lower(), w.lower()
-    if g.strip() == w.strip():
-        continue
-    if is_float(w) and is_float(g) and abs(float(g) - float(w)) / max(abs(float(w)), 1e-10) < 1e-5:
-        continue
-    print(f"line {number} differs")
-    sys.exit(1)
-"""
-
 NO_CODE = "no code could be extracted from the completion"
+# SandboxFusion captures at most 1 MiB of a program's output and compares that.
+HOST_REPORT_BYTES = 1 << 20
 
 
 def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
@@ -116,18 +89,31 @@ def submit_job(
 ) -> Job:
     config = request.config
     compiled = LANGUAGES[language].compiled
+    # SandboxFusion's defaults: 10 s to compile and to run compiled code, 20 s otherwise.
+    run_timeout = config.run_timeout or (10 if compiled else 20)
+    compile_timeout = config.compile_timeout or 10
+    if run_all_cases(request):
+        # Every test runs: compare here, on the output as SandboxFusion captures it.
+        checker, report, expected = Checker(), HOST_REPORT_BYTES, ["" for _ in cases]
+    else:
+        # Stop at the first failure: the engine must judge, with the same comparison.
+        checker = Checker(kind=CheckerKind.CUSTOM, code=CHECKER)
+        report, expected = None, [case.output["stdout"] for case in cases]
     return Job(
         language=language,
         code=code,
-        tests=[TestCase(input=c.input["stdin"], output=c.output["stdout"]) for c in cases],
-        checker=Checker(kind=CheckerKind.CUSTOM, code=ONLINE_JUDGE_CHECKER),
-        # SandboxFusion's defaults: 10 s to compile and to run compiled code, 20 s otherwise.
+        tests=[
+            TestCase(input=case.input["stdin"], output=want)
+            for case, want in zip(cases, expected, strict=True)
+        ],
+        checker=checker,
         limits=limits_for(
             language,
             settings,
-            run_timeout_s=config.run_timeout or (10 if compiled else 20),
-            compile_timeout_s=config.compile_timeout or 10,
+            run_timeout_s=run_timeout,
+            compile_timeout_s=compile_timeout,
             memory_limit_mb=-1,
+            report_bytes=report,
         ),
         stop_on_first_failure=not run_all_cases(request),
     )
@@ -158,11 +144,11 @@ def eval_result(
     else:
         tests = [
             EvalTestCase(
-                passed=test.verdict is Verdict.AC,
+                passed=_passed(request, test, case),
                 exec_info=exec_info(language, result, test),
                 test_info=info,
             )
-            for test, info in zip(result.tests, infos, strict=False)
+            for test, case, info in zip(result.tests, cases, infos, strict=False)
         ]
     if not run_all_cases(request):
         failed = next((index for index, test in enumerate(tests) if not test.passed), None)
@@ -173,3 +159,11 @@ def eval_result(
         extracted_code=code or "",
         tests=tests,
     )
+
+
+def _passed(request: SubmitRequest, test: TestResult, case: StdioCase) -> bool:
+    if not run_all_cases(request):
+        return test.verdict is Verdict.AC  # the in-sandbox checker decided
+    # The engine's checker saw no expected output: AC or WA both mean the program exited 0.
+    ran = test.verdict in (Verdict.AC, Verdict.WA)
+    return ran and outputs_match(test.stdout, case.output["stdout"])
