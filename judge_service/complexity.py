@@ -4,14 +4,13 @@ A judge (:class:`ComplexityJudge`) estimates the asymptotic time complexity of a
 one class of :data:`LADDER`, or ``"unknown"``. :func:`time_reward` turns the estimate and the
 problem's optimal class into R_time (see :mod:`judge_service.reward`).
 
-Until a real judge (static, empirical or served-model backends) lands,
-:class:`PlaceholderComplexityJudge` answers ``"unknown"`` for everything, so R_time is never
-counted.
+:func:`make_complexity_judge` builds the one the service uses from the settings: the
+ensemble of the static, empirical and served-model backends in :mod:`complexity_model`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from complexity_model.ladder import (
     LADDER,
@@ -22,12 +21,16 @@ from complexity_model.ladder import (
 )
 from judge_service.schemas import ComplexityOut, Problem
 
+if TYPE_CHECKING:
+    from judge_service.sandbox.pool import SandboxPool
+    from judge_service.settings import Settings
+
 __all__ = [
     "LADDER",
     "UNKNOWN",
     "ComplexityEstimate",
     "ComplexityJudge",
-    "PlaceholderComplexityJudge",
+    "make_complexity_judge",
     "normalise_class",
     "time_reward",
     "to_output",
@@ -43,21 +46,26 @@ class ComplexityJudge(Protocol):
     ) -> ComplexityEstimate: ...
 
 
-class PlaceholderComplexityJudge:
-    """PLACEHOLDER, not a complexity judge: it exists only until the real judge lands (issue 4).
+def make_complexity_judge(settings: Settings, pool: SandboxPool | None) -> ComplexityJudge:
+    """The ensemble the service judges with (see :mod:`complexity_model.ensemble`).
 
-    It always answers ``"unknown"`` with confidence 0, so :func:`time_reward` gives no signal
-    and R_time is never counted. Replace it; don't build on its answers.
+    The served model when ``complexity_model_url`` is set; the static analyser always.
+    Backends load lazily so that a service without a served model never imports its client.
     """
+    from complexity_model.ensemble import EnsembleComplexityJudge
+    from complexity_model.static import StaticComplexityJudge
 
-    NOTE = "placeholder: no complexity judge is configured yet (issue 4)"
+    served = None
+    if settings.complexity_model_url and settings.complexity_model_name:
+        from complexity_model.served import ServedModelJudge
 
-    def estimate(
-        self, code: str, language: str, problem: Problem | None = None
-    ) -> ComplexityEstimate:
-        return ComplexityEstimate(
-            predicted=UNKNOWN, confidence=0.0, method="none", evidence={"note": self.NOTE}
+        served = ServedModelJudge(
+            base_url=settings.complexity_model_url,
+            model=settings.complexity_model_name,
+            api_key=settings.complexity_model_api_key,
+            timeout_s=settings.complexity_model_timeout_s,
         )
+    return EnsembleComplexityJudge(static=StaticComplexityJudge(), served=served)
 
 
 def to_output(estimate: ComplexityEstimate, reference: str | None) -> ComplexityOut:
@@ -66,7 +74,7 @@ def to_output(estimate: ComplexityEstimate, reference: str | None) -> Complexity
     The reference is given in its ladder spelling when it normalises, as given otherwise.
     ``decided_by`` and ``signals`` come from ``evidence["decided_by"]`` and
     ``evidence["signals"]`` when a judge sets them; otherwise a non-empty evidence becomes the
-    one signal (with its method), so that, say, the placeholder's note reaches the client.
+    one signal (with its method), so that a lone backend's evidence reaches the client.
     """
     normalised = normalise_class(reference) if reference is not None else None
     evidence = estimate.evidence

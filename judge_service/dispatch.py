@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-from judge_service.complexity import ComplexityJudge, PlaceholderComplexityJudge
+from judge_service.complexity import ComplexityJudge, make_complexity_judge
 from judge_service.exceptions import BrokerUnavailable
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
@@ -20,6 +21,9 @@ from judge_service.worker.celery_app import TASK_NAME, make_celery
 from judge_service.worker.tasks import judge_chunk
 
 Payload = dict[str, Any]
+# Chunks judged at once in-process; idle threads cost nothing, and the sandbox pool, not
+# this number, bounds how many programs run.
+_CHUNK_THREADS = 32
 ChunkDone = Callable[[int, list[Payload]], Awaitable[None]]
 
 
@@ -57,15 +61,22 @@ class InProcessDispatcher:
     ) -> None:
         self.settings = settings
         self.pool = pool or SandboxPool(settings)
-        self.complexity_judge = complexity_judge or PlaceholderComplexityJudge()
+        self.complexity_judge = complexity_judge or make_complexity_judge(settings, self.pool)
+        # Chunks wait for sandboxes in threads of their own: in the event loop's default
+        # executor they would hold up the store reads and writes of every other request.
+        self._executor = ThreadPoolExecutor(
+            max_workers=_CHUNK_THREADS, thread_name_prefix="judge-chunk"
+        )
 
     async def run(
         self, payloads: list[Payload], on_chunk: ChunkDone | None = None
     ) -> list[Payload]:
+        loop = asyncio.get_running_loop()
+
         async def one(offset: int, chunk: list[Payload]) -> list[Payload]:
             try:
-                answers = await asyncio.to_thread(
-                    judge_chunk, self.pool, self.complexity_judge, chunk
+                answers = await loop.run_in_executor(
+                    self._executor, judge_chunk, self.pool, self.complexity_judge, chunk
                 )
             except Exception as error:  # a bug in the judge must not lose the batch
                 answers = _failed(chunk, f"worker failed: {error!r}")
@@ -89,6 +100,7 @@ class InProcessDispatcher:
 
     def close(self) -> None:
         self.pool.close()
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 class CeleryDispatcher:

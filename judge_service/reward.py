@@ -69,6 +69,13 @@ class RewardConfig(BaseModel):
         allow_inf_nan=False,
         description="Weight of R_time (the complexity time reward, counted only at pass rate 1).",
     )
+    time_decay: float = Field(
+        0.5,
+        ge=0.0,
+        lt=1.0,
+        description="R_time is 1 when the solution's class is no worse than the optimal one, "
+        "else time_decay ** (ladder steps worse); 0 makes it all-or-nothing.",
+    )
     extraction: Literal["last_block", "first_block", "whole"] = Field(
         "last_block",
         description="Which fenced code block is the answer: the last or the first candidate "

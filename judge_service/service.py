@@ -275,7 +275,13 @@ class JudgeService:
                 status="error",
                 error=f"complexity is required but could not be determined (method: {method})",
             )
-        time_score = time_reward(complexity.predicted, complexity.reference) if complexity else None
+        time_score = (
+            time_reward(
+                complexity.predicted, complexity.reference, decay=self.settings.reward.time_decay
+            )
+            if complexity
+            else None
+        )
         reward = compute_reward(
             extracted=True,
             pass_rate=result.pass_rate,

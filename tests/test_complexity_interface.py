@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from complexity_model.ensemble import EnsembleComplexityJudge
 from judge_service.complexity import (
     LADDER,
     ComplexityEstimate,
     ComplexityJudge,
-    PlaceholderComplexityJudge,
+    make_complexity_judge,
     normalise_class,
     time_reward,
     to_output,
 )
-from judge_service.schemas import Problem
+from judge_service.settings import Settings
 
 
 @pytest.mark.parametrize(
@@ -99,32 +100,41 @@ def test_time_reward_rejects_bad_decay(decay: float) -> None:
         time_reward("O(n)", "O(n)", decay=decay)
 
 
-def test_placeholder_says_it_is_one() -> None:
-    judge = PlaceholderComplexityJudge()
+def test_the_service_judge_is_the_ensemble_of_the_configured_backends() -> None:
+    judge = make_complexity_judge(Settings(complexity_empirical=False), pool=None)
     assert isinstance(judge, ComplexityJudge)
-    assert "placeholder" in (PlaceholderComplexityJudge.__doc__ or "").lower()
-    problem = Problem(id="p", tests=[{"input": "1", "output": "1"}], optimal_complexity="O(n)")
-    for estimate in (judge.estimate("print(1)", "python"), judge.estimate("x", "cpp", problem)):
-        assert estimate.predicted == "unknown"
-        assert estimate.confidence == 0.0
-        assert estimate.method == "none"
-        assert estimate.evidence == {
-            "note": "placeholder: no complexity judge is configured yet (issue 4)"
-        }
-        assert time_reward(estimate.predicted, problem.optimal_complexity) is None
+    assert isinstance(judge, EnsembleComplexityJudge)
+    assert (judge.empirical, judge.served) == (None, None)
+    estimate = judge.estimate("n = int(input())\nfor i in range(n):\n    print(i)\n", "python")
+    assert (estimate.predicted, estimate.method) == ("O(n)", "static")
+    assert estimate.evidence["decided_by"] == "static"
+    served = make_complexity_judge(
+        Settings(
+            complexity_empirical=False,
+            complexity_model_url="http://127.0.0.1:9/v1",
+            complexity_model_name="tiny",
+        ),
+        pool=None,
+    )
+    assert isinstance(served, EnsembleComplexityJudge) and served.served is not None
+
+
+def test_a_served_model_url_needs_a_model_name() -> None:
+    with pytest.raises(ValueError, match="JUDGE_COMPLEXITY_MODEL_NAME"):
+        Settings(complexity_model_url="http://127.0.0.1:9/v1")
 
 
 def test_to_output() -> None:
-    placeholder = PlaceholderComplexityJudge().estimate("x", "python")
-    out = to_output(placeholder, "O(N log N)")
+    lone = ComplexityEstimate("unknown", 0.0, "static", {"reason": "does not parse"})
+    out = to_output(lone, "O(N log N)")
     assert (out.predicted, out.reference, out.method, out.confidence) == (
         "unknown",
         "O(n log n)",
-        "none",
+        "static",
         0.0,
     )
     assert out.decided_by is None
-    assert out.signals == [{"method": "none", "note": placeholder.evidence["note"]}]
+    assert out.signals == [{"method": "static", "reason": "does not parse"}]
 
     estimate = ComplexityEstimate(
         predicted="O(n)",

@@ -220,6 +220,7 @@ def test_config_defaults_and_validation() -> None:
         "correctness_weight": 1.0,
         "correctness_mode": "pass_rate",
         "time_weight": 1.0,
+        "time_decay": 0.5,
         "extraction": "last_block",
         "require_fence": False,
     }
@@ -232,3 +233,5 @@ def test_config_defaults_and_validation() -> None:
         cfg(time_wieght=1.0)
     with pytest.raises(ValidationError):
         cfg(format_penalty=float("-inf"))
+    with pytest.raises(ValidationError):
+        cfg(time_decay=1.0)

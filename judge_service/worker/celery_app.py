@@ -12,7 +12,7 @@ from typing import Any
 
 from celery import Celery
 
-from judge_service.complexity import ComplexityJudge, PlaceholderComplexityJudge
+from judge_service.complexity import ComplexityJudge, make_complexity_judge
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings, get_settings
 from judge_service.worker.tasks import judge_chunk
@@ -20,6 +20,7 @@ from judge_service.worker.tasks import judge_chunk
 TASK_NAME = "judge.chunk"
 _worker_lock = threading.Lock()
 _worker_pool: SandboxPool | None = None
+_worker_complexity_judge: ComplexityJudge | None = None
 
 
 def result_backend_for(settings: Settings) -> str:
@@ -62,7 +63,12 @@ def _pool() -> SandboxPool:
 
 
 def _complexity_judge() -> ComplexityJudge:
-    return PlaceholderComplexityJudge()
+    global _worker_complexity_judge
+    pool = _pool()
+    with _worker_lock:
+        if _worker_complexity_judge is None:
+            _worker_complexity_judge = make_complexity_judge(get_settings(), pool)
+        return _worker_complexity_judge
 
 
 def run_worker(settings: Settings, name: str | None, concurrency: int | None) -> None:

@@ -82,7 +82,13 @@ def test_batch_results_in_order_bad_items_fail_alone_and_repeats_come_from_cache
         expected = "AC" if index % 3 else "WA"
         assert (result["status"], result["verdict"]) == ("ok", expected), result
         assert result["reward"]["correctness"] == (1.0 if index % 3 else 0.0)
-        assert result["complexity"] is None or result["complexity"]["method"] == "none"
+        # Complexity is judged only for a solution that passes every test.
+        if expected == "AC":
+            assert result["complexity"]["method"] == "static", result
+            assert result["complexity"]["decided_by"] == "static"
+            assert result["complexity"]["predicted"] == "O(1)"
+        else:
+            assert result["complexity"] is None
     ran = _metric(client, "judge_sandbox_jobs_total")
     again = client.post("/v1/judge", json={"submissions": items}).json()["results"]
     assert all(r["cached"] for r in again if r["status"] == "ok"), [
@@ -109,6 +115,38 @@ def test_async_submit_and_poll(client: TestClient) -> None:
     assert [r["verdict"] for r in status["results"]] == ["AC"] * 6
 
 
+def test_a_job_whose_process_died_reads_as_failed_and_a_slow_one_does_not(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/judge.db",
+        sandboxes_per_language=1,
+        job_heartbeat_s=0.1,
+        job_stale_after_s=0.5,
+    )
+    slow = "import time\ntime.sleep(0.4)\na, b = map(int, input().split())\nprint(a + b)\n"
+    with TestClient(create_app(settings)) as client:
+        client.post("/v1/problems", json=SUM)
+        # A job left "running" by an API process that was killed: nothing beats for it.
+        state = client.app.state.judge  # type: ignore[attr-defined]
+        orphan = state.store.create_job(1)
+        state.store.mark_job(orphan, "running")
+        assert client.get(f"/v1/submissions/{orphan}").json()["status"] == "running"
+        item = {"problem_id": "sum", "language": "python", "code": slow}
+        live = client.post("/v1/submissions", json={"submissions": [item]}).json()["job_id"]
+        seen = set()
+        for _ in range(100):  # five tests of 0.4 s each: longer than the stale limit
+            status = client.get(f"/v1/submissions/{live}").json()
+            seen.add(status["status"])
+            if status["status"] in ("done", "failed"):
+                break
+            time.sleep(0.1)
+        assert status["status"] == "done", status
+        assert "running" in seen
+        dead = client.get(f"/v1/submissions/{orphan}").json()
+        assert dead["status"] == "failed" and dead["error"].startswith("abandoned"), dead
+
+
 def test_auth_caps_and_malformed_json(client: TestClient) -> None:
     anonymous = client.post("/v1/judge", json={"submissions": []}, headers={"Authorization": ""})
     assert anonymous.status_code == 401
@@ -120,6 +158,28 @@ def test_auth_caps_and_malformed_json(client: TestClient) -> None:
     )
     assert malformed.status_code == 422
     assert client.get("/v1/problems/missing").status_code == 404
+
+
+def test_code_and_body_over_their_caps(tmp_path: Path) -> None:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/judge.db",
+        sandboxes_per_language=1,
+        max_source_bytes=1000,
+        max_body_bytes=20_000,
+    )
+    with TestClient(create_app(settings)) as client:
+        client.post("/v1/problems", json=SUM)
+        huge = GOOD["python"] + "#" * 2000 + "\n"
+        items = [
+            {"id": "big", "problem_id": "sum", "language": "python", "code": huge},
+            {"id": "fine", "problem_id": "sum", "language": "python", "code": GOOD["python"]},
+        ]
+        results = client.post("/v1/judge", json={"submissions": items}).json()["results"]
+        assert results[0]["status"] == "error" and "1000" in results[0]["error"], results[0]
+        assert (results[1]["status"], results[1]["verdict"]) == ("ok", "AC")
+        body = {"submissions": [{**items[1], "code": "#" * 30_000}]}
+        over = client.post("/v1/judge", json=body)
+        assert over.status_code == 413 and "20000 bytes" in over.json()["detail"]
 
 
 def test_broker_down_is_503_not_a_verdict(tmp_path: Path) -> None:

@@ -1,0 +1,135 @@
+"""The policy the service uses to pick one complexity estimate among the backends.
+
+Empirical timing when the problem has an input generator (it measures the program rather
+than reading it); otherwise the served model when one is configured; otherwise the static
+analyser. A backend that answers ``unknown`` or fails hands over to the next one, so a
+served model that is down degrades to static analysis instead of failing the submission.
+The static analyser runs on every call (milliseconds) as a cross-check. Every signal
+computed is reported in ``evidence["signals"]`` and the one that decided in
+``evidence["decided_by"]``; :func:`judge_service.complexity.to_output` puts both on the wire.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from complexity_model.ladder import UNKNOWN, ComplexityEstimate
+
+if TYPE_CHECKING:
+    from judge_service.schemas import Problem
+
+__all__ = ["Backend", "EnsembleComplexityJudge"]
+
+# Evidence values that are large (timing series, raw model text) are cut in the signal list.
+_MAX_EVIDENCE_CHARS = 2000
+
+
+class Backend(Protocol):
+    method: str
+
+    def estimate(
+        self, code: str, language: str, problem: Problem | None = None
+    ) -> ComplexityEstimate: ...
+
+
+@dataclass
+class EnsembleComplexityJudge:
+    """Empirical (with a generator), then served model (when set), then static."""
+
+    static: Backend
+    empirical: Backend | None = None
+    served: Backend | None = None
+    served_cooldown_s: float = 30.0
+    """After the served model failed, skip it this long: each try costs its retries."""
+    method = "ensemble"
+    _served_down_until: float = field(default=0.0, init=False, repr=False)
+
+    def estimate(
+        self, code: str, language: str, problem: Problem | None = None
+    ) -> ComplexityEstimate:
+        order: list[Backend] = []
+        if self.empirical is not None and problem is not None and problem.input_generator:
+            order.append(self.empirical)
+        if self.served is not None:
+            order.append(self.served)
+        signals: list[dict[str, Any]] = []
+        decided: ComplexityEstimate | None = None
+        for backend in order:
+            if backend is self.served and time.monotonic() < self._served_down_until:
+                signals.append(
+                    {
+                        "method": backend.method,
+                        "predicted": UNKNOWN,
+                        "confidence": 0.0,
+                        "error": "skipped: the served model failed less than "
+                        f"{self.served_cooldown_s:g} s ago",
+                    }
+                )
+                continue
+            estimate, signal = _run(backend, code, language, problem)
+            signals.append(signal)
+            if backend is self.served and "error" in signal:
+                self._served_down_until = time.monotonic() + self.served_cooldown_s
+            if estimate is not None and estimate.predicted != UNKNOWN:
+                decided = estimate
+                break
+        static, signal = _run(self.static, code, language, problem)
+        signals.append(signal)
+        if decided is None:
+            decided = static
+        if decided is None:
+            return ComplexityEstimate(
+                predicted=UNKNOWN,
+                confidence=0.0,
+                method=self.method,
+                evidence={"signals": signals, "decided_by": None},
+            )
+        return ComplexityEstimate(
+            predicted=decided.predicted,
+            confidence=decided.confidence,
+            method=decided.method,
+            evidence={"signals": signals, "decided_by": decided.method},
+        )
+
+
+def _run(
+    backend: Backend, code: str, language: str, problem: Problem | None
+) -> tuple[ComplexityEstimate | None, dict[str, Any]]:
+    """One backend's estimate and its signal; a failure is a signal too, never a guess.
+
+    A served model that cannot answer is such a failure (recorded, and the next backend
+    decides). Sandbox failures while the empirical backend runs programs go through: the
+    sandbox cannot judge this submission at all, which is a system error.
+    """
+    from judge_service.exceptions import SandboxError
+
+    started = time.perf_counter()
+    try:
+        estimate = backend.estimate(code, language, problem)
+    except SandboxError:
+        raise
+    except Exception as error:  # a backend's own failure: the next backend decides
+        return None, {
+            "method": backend.method,
+            "predicted": UNKNOWN,
+            "confidence": 0.0,
+            "error": f"{type(error).__name__}: {error}"[:500],
+            "ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+    return estimate, {
+        "method": estimate.method,
+        "predicted": estimate.predicted,
+        "confidence": estimate.confidence,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+        "evidence": _trim(estimate.evidence),
+    }
+
+
+def _trim(evidence: dict[str, Any]) -> dict[str, Any]:
+    trimmed: dict[str, Any] = {}
+    for key, value in evidence.items():
+        text = repr(value)
+        trimmed[key] = value if len(text) <= _MAX_EVIDENCE_CHARS else text[:_MAX_EVIDENCE_CHARS]
+    return trimmed
