@@ -147,6 +147,48 @@ def test_a_job_whose_process_died_reads_as_failed_and_a_slow_one_does_not(
         assert dead["status"] == "failed" and dead["error"].startswith("abandoned"), dead
 
 
+LINEAR_SUM = "n = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\n"
+QUADRATIC_SUM = (
+    "n = int(input())\nxs = list(map(int, input().split()))\ntotal = 0\n"
+    "for i in range(n):\n    for j in range(n):\n        if i == j:\n            total += xs[i]\n"
+    "print(total)\n"
+)
+
+
+def test_time_reward_only_at_pass_rate_one(client: TestClient) -> None:
+    problem = {
+        "id": "array-sum",
+        "tests": [{"input": f"3\n{i} 1 2\n", "output": str(i + 3)} for i in range(4)],
+        "optimal_complexity": "O(n)",
+    }
+    client.post("/v1/problems", json=problem)
+    items = [
+        {"id": "linear", "problem_id": "array-sum", "language": "python", "code": LINEAR_SUM},
+        {"id": "quadratic", "problem_id": "array-sum", "language": "python", "code": QUADRATIC_SUM},
+        {
+            "id": "wrong",
+            "problem_id": "array-sum",
+            "language": "python",
+            "code": QUADRATIC_SUM.replace("print(total)", "print(total + 1)"),
+        },
+    ]
+    linear, quadratic, wrong = client.post("/v1/judge", json={"submissions": items}).json()[
+        "results"
+    ]
+    assert linear["complexity"]["predicted"] == "O(n)"
+    assert linear["complexity"]["reference"] == "O(n)"
+    assert linear["reward"]["time"] == 1.0 and linear["reward"]["total"] == 2.0
+    assert quadratic["complexity"]["predicted"] == "O(n^2)"
+    assert quadratic["reward"]["time"] == 0.25  # two ladder steps worse, time_decay 0.5
+    assert quadratic["reward"]["total"] == 1.25
+    assert wrong["verdict"] == "WA" and wrong["complexity"] is None
+    assert wrong["reward"]["time"] == 0.0 and wrong["reward"]["total"] == 0.0
+    off = client.post(
+        "/v1/judge", json={"submissions": items[1:2], "options": {"complexity": "off"}}
+    ).json()["results"][0]
+    assert off["complexity"] is None and off["reward"]["total"] == 1.0
+
+
 def test_auth_caps_and_malformed_json(client: TestClient) -> None:
     anonymous = client.post("/v1/judge", json={"submissions": []}, headers={"Authorization": ""})
     assert anonymous.status_code == 401
