@@ -1066,9 +1066,12 @@ def test_locked_directories_in_scratch_space(spool: SandboxPool) -> None:
         print("locked")
         """
     )
+    destroyed = spool.stats.sandboxes_destroyed
     result = judge(spool, "python", code, [{"input": "", "output": "locked"}])
     expect(result, AC)
     assert_next_job_clean(spool, "python")
+    # The reset removed it all: the sandbox was reused, not destroyed and replaced.
+    assert spool.stats.sandboxes_destroyed == destroyed
 
 
 def test_setsid_fork_escapes_the_process_group(spool: SandboxPool) -> None:

@@ -840,6 +840,20 @@ def _copy_out(patterns: list[str], glob: bool) -> tuple[list[dict[str, Any]], by
     return entries, b"".join(chunks)
 
 
+def _make_traversable(top: str) -> None:
+    """chmod 700 every directory under ``top`` (iteratively: trees can be deep). rmtree's error
+    hook cannot recover a directory the program made unreadable: it never lists it again."""
+    pending = [top]
+    while pending:
+        path = pending.pop()
+        try:
+            os.chmod(path, 0o700)
+            with os.scandir(path) as entries:
+                pending.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+
+
 def _wipe(directory: str) -> None:
     def make_writable_and_retry(function: Any, path: str, _: Any) -> None:
         try:
@@ -854,6 +868,7 @@ def _wipe(directory: str) -> None:
         path = os.path.join(directory, name)
         try:
             if os.path.isdir(path) and not os.path.islink(path):
+                _make_traversable(path)
                 shutil.rmtree(path, onerror=make_writable_and_retry)
             else:
                 os.unlink(path)
