@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_shutdown
 
 from judge_service.complexity import ComplexityJudge, make_complexity_judge
 from judge_service.sandbox.pool import SandboxPool
@@ -52,6 +53,17 @@ def make_celery(settings: Settings) -> Celery:
         return judge_chunk(_pool(), _complexity_judge(), payloads)
 
     return app
+
+
+@worker_shutdown.connect  # type: ignore[untyped-decorator]
+def _close_pool(**_: Any) -> None:
+    """A stopping worker removes its sandboxes rather than leave them running on the host."""
+    global _worker_pool, _worker_complexity_judge
+    with _worker_lock:
+        if _worker_pool is not None:
+            _worker_pool.close()
+        _worker_pool = None
+        _worker_complexity_judge = None
 
 
 def _pool() -> SandboxPool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 import docker
 import psycopg
 
-from judge_service.sandbox.sandbox import remove_stale_sandboxes
+from judge_service.sandbox.sandbox import OWNER_LABEL, remove_stale_sandboxes
 
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -74,6 +75,17 @@ class Workers:
         """``kill -9``: the worker gets no chance to hand back what it holds."""
         self.processes[name].send_signal(signal.SIGKILL)
         self.processes[name].wait(timeout=10)
+
+    def stop_gracefully(self, name: str) -> list[str]:
+        """SIGTERM one worker, wait for it; the names of sandboxes it left behind."""
+        process = self.processes[name]
+        process.terminate()
+        process.wait(timeout=60)
+        owner = f"{socket.gethostname()}:{process.pid}"
+        left = docker.from_env().containers.list(
+            all=True, filters={"label": f"{OWNER_LABEL}={owner}"}
+        )
+        return [container.name for container in left]
 
     def stop(self) -> None:
         for process in self.processes.values():

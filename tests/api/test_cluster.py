@@ -223,6 +223,7 @@ def test_rabbitmq_broker(tmp_path: Path) -> None:
             _wait_for_workers(client, 1)
             results = client.post("/v1/judge", json={"submissions": items}).json()["results"]
             assert client.get("/health").json()["queue"]["ok"] is True
+        assert workers.stop_gracefully("rabbit") == []  # a stopping worker removes its sandboxes
     assert [r["verdict"] for r in results] == expected, (results[0], workers.log("rabbit")[-3000:])
     assert "succeeded" in workers.log("rabbit")
 
