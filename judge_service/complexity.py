@@ -49,12 +49,18 @@ class ComplexityJudge(Protocol):
 def make_complexity_judge(settings: Settings, pool: SandboxPool | None) -> ComplexityJudge:
     """The ensemble the service judges with (see :mod:`complexity_model.ensemble`).
 
-    The served model when ``complexity_model_url`` is set; the static analyser always.
-    Backends load lazily so that a service without a served model never imports its client.
+    Empirical timing in ``pool`` when enabled and a problem has an input generator; the served
+    model when ``complexity_model_url`` is set; the static analyser always. Backends load
+    lazily so that a service without a served model never imports its client.
     """
     from complexity_model.ensemble import EnsembleComplexityJudge
     from complexity_model.static import StaticComplexityJudge
 
+    empirical = None
+    if settings.complexity_empirical and pool is not None:
+        from complexity_model.empirical import EmpiricalComplexityJudge
+
+        empirical = EmpiricalComplexityJudge(pool)
     served = None
     if settings.complexity_model_url and settings.complexity_model_name:
         from complexity_model.served import ServedModelJudge
@@ -65,7 +71,9 @@ def make_complexity_judge(settings: Settings, pool: SandboxPool | None) -> Compl
             api_key=settings.complexity_model_api_key,
             timeout_s=settings.complexity_model_timeout_s,
         )
-    return EnsembleComplexityJudge(static=StaticComplexityJudge(), served=served)
+    return EnsembleComplexityJudge(
+        static=StaticComplexityJudge(), empirical=empirical, served=served
+    )
 
 
 def to_output(estimate: ComplexityEstimate, reference: str | None) -> ComplexityOut:

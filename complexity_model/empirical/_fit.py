@@ -1,0 +1,124 @@
+"""Choose a ladder class from (size, time) points by an information criterion.
+
+Every class is the same two-parameter model ``t(n) = a + b * f(n)`` with ``a, b >= 0`` (a
+fixed cost plus the growing part), fitted by least squares on *relative* residuals (timing
+noise is multiplicative), and the classes compete on BIC, so no class gets a hand-tuned
+penalty. O(1) is the one-parameter model ``t = a``. A timed-out point is censored: it only
+says ``t(n) >= limit``, so it adds a residual only when the model predicts less than the limit.
+The confidence is the BIC weight of the chosen class (the Schwarz approximation of its
+posterior probability among the seven).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from complexity_model.ladder import LADDER
+
+# Relative timing noise is never below about 2%: without a floor, a near-perfect fit of a
+# few points would give any class an unbounded likelihood.
+_NOISE_FLOOR = 0.02
+# Where 2^n stops being a float, the exponential model cannot describe the data.
+_MAX_EXPONENT = 1000
+
+
+def _growth(cls: str) -> Callable[[float], float]:
+    return {
+        "O(1)": lambda n: 0.0,
+        "O(log n)": lambda n: math.log2(max(n, 1.0)),
+        "O(n)": lambda n: n,
+        "O(n log n)": lambda n: n * math.log2(max(n, 1.0)),
+        "O(n^2)": lambda n: n * n,
+        "O(n^3)": lambda n: n**3,
+        "O(2^n)": lambda n: 2.0**n,
+    }[cls]
+
+
+@dataclass(frozen=True)
+class Point:
+    n: float
+    seconds: float
+    censored: bool = False
+    """True when the run hit its limit: the time is a lower bound."""
+
+
+@dataclass(frozen=True)
+class ClassFit:
+    cls: str
+    a: float
+    b: float
+    rss: float
+    bic: float
+
+    def predict(self, n: float) -> float:
+        return self.a + self.b * _growth(self.cls)(n)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    predicted: str
+    confidence: float
+    fits: dict[str, ClassFit] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
+
+
+def _weighted_fit(xs: list[float], ts: list[float]) -> tuple[float, float]:
+    """Minimise sum(((a + b x - t) / t)^2) with a, b >= 0."""
+    w = [1.0 / (t * t) for t in ts]
+    sw = sum(w)
+    sx = sum(wi * x for wi, x in zip(w, xs, strict=True))
+    st = sum(wi * t for wi, t in zip(w, ts, strict=True))
+    sxx = sum(wi * x * x for wi, x in zip(w, xs, strict=True))
+    sxt = sum(wi * x * t for wi, x, t in zip(w, xs, ts, strict=True))
+    det = sw * sxx - sx * sx
+    if det > 0:
+        a = (sxx * st - sx * sxt) / det
+        b = (sw * sxt - sx * st) / det
+        if a >= 0 and b >= 0:
+            return a, b
+    # The constrained optimum lies on an edge: a = 0 or b = 0, whichever fits better.
+    only_b = sxt / sxx if sxx > 0 else 0.0
+    only_a = st / sw
+    rss_b = sum(wi * (only_b * x - t) ** 2 for wi, x, t in zip(w, xs, ts, strict=True))
+    rss_a = sum(wi * (only_a - t) ** 2 for wi, t in zip(w, ts, strict=True))
+    return (0.0, max(only_b, 0.0)) if rss_b < rss_a else (only_a, 0.0)
+
+
+def _fit_class(cls: str, points: Sequence[Point]) -> ClassFit | None:
+    growth = _growth(cls)
+    if cls == "O(2^n)" and max(p.n for p in points) > _MAX_EXPONENT:
+        return None
+    timed = [p for p in points if not p.censored]
+    xs = [growth(p.n) for p in timed]
+    ts = [p.seconds for p in timed]
+    if cls == "O(1)":
+        w = [1.0 / (t * t) for t in ts]
+        a, b = sum(wi * t for wi, t in zip(w, ts, strict=True)) / sum(w), 0.0
+    else:
+        a, b = _weighted_fit(xs, ts)
+    rss = sum(((a + b * x) - t) ** 2 / (t * t) for x, t in zip(xs, ts, strict=True))
+    for p in points:
+        if p.censored:
+            predicted = a + b * growth(p.n)
+            if predicted < p.seconds:
+                rss += ((p.seconds - predicted) / p.seconds) ** 2
+    count = len(points)
+    parameters = 1 if cls == "O(1)" else 2
+    variance = max(rss / count, _NOISE_FLOOR**2)
+    bic = count * math.log(variance) + parameters * math.log(count)
+    return ClassFit(cls, a, b, rss, bic)
+
+
+def choose_class(points: Sequence[Point]) -> FitResult:
+    """The class whose model has the lowest BIC, with its BIC weight as the confidence."""
+    usable = [p for p in points if p.seconds > 0 and p.n > 0]
+    if len([p for p in usable if not p.censored]) < 4:
+        return FitResult("unknown", 0.0)
+    fits = {cls: fit for cls in LADDER if (fit := _fit_class(cls, usable)) is not None}
+    best = min(fits.values(), key=lambda fit: fit.bic)
+    raw = {cls: math.exp(-(fit.bic - best.bic) / 2) for cls, fit in fits.items()}
+    total = sum(raw.values())
+    weights = {cls: value / total for cls, value in raw.items()}
+    return FitResult(best.cls, weights[best.cls], fits, weights)
