@@ -3,10 +3,11 @@
 Function-mode Python problems: the sandbox runs one program made of the candidate's code and
 this driver. The driver seeds ``random`` with n, calls the problem's ``generate(n)`` (so the
 candidate and the reference see the same inputs), times only the call of the entry point
-(CPU time, an inner loop long enough to rise above the clock's resolution, the minimum over
-repeats), prints one JSON line per size as soon as it is measured (a run cut short by its
-limit still reports what it measured), and stops growing n at the first call over the
-per-call cap (a censored point) or when its budget is spent. The candidate shares the
+(the thread's CPU time: with RLIMIT_CPU armed, the process-wide CPU clock advances only
+at timer ticks, 4 ms apart; an inner loop long enough to rise above the clock's resolution;
+the minimum over repeats), prints one JSON line per size as soon as it is measured (a run
+cut short by its limit still reports what it measured), and stops growing n at the first
+call over the per-call cap (a censored point) or when its budget is spent. The candidate shares the
 interpreter with the driver: a program that tampers with the driver's clock fools only its
 own time reward, never its verdict (the tests judged it before).
 """
@@ -28,7 +29,7 @@ def __judge_timing():
         function = getattr(globals()[owner](), method)
     else:
         function = globals()[target]
-    clock = _time.process_time
+    clock = _time.thread_time
     started = clock()
     for n in spec["sizes"]:
         _random.seed(n)

@@ -51,9 +51,10 @@ class ClassFit:
     b: float
     rss: float
     bic: float
+    growth: Callable[[float], float]
 
     def predict(self, n: float) -> float:
-        return self.a + self.b * _growth(self.cls)(n)
+        return self.a + self.b * self.growth(n)
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,32 @@ def _weighted_fit(xs: list[float], ts: list[float]) -> tuple[float, float]:
 
 
 def _fit_class(cls: str, points: Sequence[Point]) -> ClassFit | None:
-    growth = _growth(cls)
-    if cls == "O(2^n)" and max(p.n for p in points) > _MAX_EXPONENT:
+    if cls == "O(2^n)":
+        return _fit_exponential(points)
+    return _fit_growth(cls, _growth(cls), points, extra_parameters=0)
+
+
+def _fit_exponential(points: Sequence[Point]) -> ClassFit | None:
+    """Exponential growth c^n with its base fitted too (naive Fibonacci grows as 1.618^n, a
+    subset walk as 2^n: both are the ladder's O(2^n)); the base is a third parameter."""
+    if max(p.n for p in points) > _MAX_EXPONENT:
         return None
+    fits = [
+        _fit_growth("O(2^n)", _power(base), points, extra_parameters=1) for base in _EXPONENT_BASES
+    ]
+    return min((fit for fit in fits if fit is not None), key=lambda fit: fit.rss, default=None)
+
+
+def _power(base: float) -> Callable[[float], float]:
+    return lambda n: base**n
+
+
+_EXPONENT_BASES = [1.2 + 0.02 * step for step in range(91)]  # 1.2 .. 3.0
+
+
+def _fit_growth(
+    cls: str, growth: Callable[[float], float], points: Sequence[Point], extra_parameters: int
+) -> ClassFit | None:
     timed = [p for p in points if not p.censored]
     xs = [growth(p.n) for p in timed]
     ts = [p.seconds for p in timed]
@@ -104,11 +128,24 @@ def _fit_class(cls: str, points: Sequence[Point]) -> ClassFit | None:
             predicted = a + b * growth(p.n)
             if predicted < p.seconds:
                 rss += ((p.seconds - predicted) / p.seconds) ** 2
+    if cls != "O(1)" and not _grows_materially(a, b, xs):
+        return None
     count = len(points)
-    parameters = 1 if cls == "O(1)" else 2
+    parameters = (1 if cls == "O(1)" else 2) + extra_parameters
     variance = max(rss / count, _NOISE_FLOOR**2)
     bic = count * math.log(variance) + parameters * math.log(count)
-    return ClassFit(cls, a, b, rss, bic)
+    return ClassFit(cls, a, b, rss, bic, growth)
+
+
+def _grows_materially(a: float, b: float, xs: list[float]) -> bool:
+    """Whether the fitted growing part changes the time by at least _MIN_RISE over the sizes
+    measured. Below that, memory-hierarchy drift (a bigger list, a colder cache) would pass
+    for a slow-growing class; the same threshold holds for every class."""
+    low, high = a + b * min(xs), a + b * max(xs)
+    return high >= low * (1 + _MIN_RISE)
+
+
+_MIN_RISE = 0.5
 
 
 def choose_class(points: Sequence[Point]) -> FitResult:
