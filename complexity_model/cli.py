@@ -23,3 +23,7 @@ from complexity_model.train import train_command  # noqa: E402
 _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
 app.command("serve", context_settings=_PASS_THROUGH)(serve)
 app.command("train")(train_command)
+
+from complexity_model.empirical.plot import plot_command  # noqa: E402
+
+app.command("plot")(plot_command)

@@ -130,7 +130,7 @@ class EmpiricalComplexityJudge:
         reason = ""
         if fit.predicted == UNKNOWN:
             last_error = (test.stderr.strip().splitlines() or [""])[-1]
-            detail = test.message or last_error
+            detail = "; ".join(part for part in (test.message, last_error) if part)
             reason = f"too few sizes measured ({len(points)}); run ended {test.verdict.value}"
             reason = (reason + (f": {detail}" if detail else ""))[:300]
         return Measurement(points, fit, reason)
