@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from complexity_model.empirical.problems import BENCHMARK
 from judge_service.api import create_app
 from judge_service.dispatch import CeleryDispatcher
 from judge_service.settings import Settings
@@ -187,6 +188,41 @@ def test_time_reward_only_at_pass_rate_one(client: TestClient) -> None:
         "/v1/judge", json={"submissions": items[1:2], "options": {"complexity": "off"}}
     ).json()["results"][0]
     assert off["complexity"] is None and off["reward"]["total"] == 1.0
+
+
+def test_a_problem_with_a_generator_is_timed_empirically(client: TestClient) -> None:
+    case = next(case for case in BENCHMARK if case.id == "count-inversions")
+    problem = {
+        "id": "inversions",
+        "mode": "function",
+        "entry_point": "f",
+        "tests": [
+            {"args": [[3, 1, 2]], "expected": 2},
+            {"args": [[1, 2, 3, 4]], "expected": 0},
+            {"args": [[5, 4, 3, 2, 1]], "expected": 10},
+        ],
+        "optimal_complexity": "O(n log n)",
+        "input_generator": case.generator,
+    }
+    client.post("/v1/problems", json=problem)
+    quadratic = case.solutions["O(n^2)"]
+    items = [
+        {"id": "quadratic", "problem_id": "inversions", "language": "python", "code": quadratic},
+        {
+            "id": "wrong",
+            "problem_id": "inversions",
+            "language": "python",
+            "code": quadratic.replace("return c", "return c + 1"),
+        },
+    ]
+    timed, wrong = client.post("/v1/judge", json={"submissions": items}).json()["results"]
+    assert timed["pass_rate"] == 1.0
+    complexity = timed["complexity"]
+    assert (complexity["predicted"], complexity["decided_by"]) == ("O(n^2)", "empirical")
+    assert [signal["method"] for signal in complexity["signals"]] == ["empirical", "static"]
+    assert timed["reward"]["time"] == 0.5  # one ladder step above O(n log n)
+    assert wrong["pass_rate"] == 0.0 and wrong["complexity"] is None
+    assert wrong["reward"]["time"] == 0.0
 
 
 def test_auth_caps_and_malformed_json(client: TestClient) -> None:
