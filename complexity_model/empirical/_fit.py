@@ -6,7 +6,11 @@ noise is multiplicative), and the classes compete on BIC, so no class gets a han
 penalty. O(1) is the one-parameter model ``t = a``. A timed-out point is censored: it only
 says ``t(n) >= limit``, so it adds a residual only when the model predicts less than the limit.
 The confidence is the BIC weight of the chosen class (the Schwarz approximation of its
-posterior probability among the seven).
+posterior probability among the seven), averaged over three fits: all sizes, the lower two
+thirds and the upper two thirds of the size range. With 30-50 points the weight of one fit
+saturates at 1 even when the class is wrong; a class that only one part of the range supports
+(a hash table leaving the cache looks like a log factor at large n) is a misspecified model,
+and the sub-range fits say so.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class FitResult:
     confidence: float
     fits: dict[str, ClassFit] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
+    """BIC weights of the fit on all sizes."""
+    range_classes: tuple[str, ...] = ()
+    """The class chosen on the lower and on the upper two thirds of the sizes."""
 
 
 def _weighted_fit(xs: list[float], ts: list[float]) -> tuple[float, float]:
@@ -149,13 +156,34 @@ _MIN_RISE = 0.5
 
 
 def choose_class(points: Sequence[Point]) -> FitResult:
-    """The class whose model has the lowest BIC, with its BIC weight as the confidence."""
-    usable = [p for p in points if p.seconds > 0 and p.n > 0]
-    if len([p for p in usable if not p.censored]) < 4:
+    """The class with the lowest BIC on all sizes; its confidence is its BIC weight averaged
+    over that fit and the fits on the lower and upper two thirds of the size range."""
+    usable = sorted((p for p in points if p.seconds > 0 and p.n > 0), key=lambda p: p.n)
+    whole = _select(usable)
+    if whole is None:
         return FitResult("unknown", 0.0)
-    fits = {cls: fit for cls in LADDER if (fit := _fit_class(cls, usable)) is not None}
+    fits, weights = whole
     best = min(fits.values(), key=lambda fit: fit.bic)
-    raw = {cls: math.exp(-(fit.bic - best.bic) / 2) for cls, fit in fits.items()}
+    shares = [weights[best.cls]]
+    range_classes: list[str] = []
+    cut = max(1, len(usable) // 3)
+    for part in (usable[:-cut], usable[cut:]):
+        sub = _select(part)
+        if sub is None:
+            continue
+        sub_fits, sub_weights = sub
+        range_classes.append(min(sub_fits.values(), key=lambda fit: fit.bic).cls)
+        shares.append(sub_weights.get(best.cls, 0.0))
+    confidence = sum(shares) / len(shares)
+    return FitResult(best.cls, confidence, fits, weights, tuple(range_classes))
+
+
+def _select(points: Sequence[Point]) -> tuple[dict[str, ClassFit], dict[str, float]] | None:
+    """Every class's fit and its BIC weight; None with fewer than four timed points."""
+    if len([p for p in points if not p.censored]) < 4:
+        return None
+    fits = {cls: fit for cls in LADDER if (fit := _fit_class(cls, points)) is not None}
+    best = min(fit.bic for fit in fits.values())
+    raw = {cls: math.exp(-(fit.bic - best) / 2) for cls, fit in fits.items()}
     total = sum(raw.values())
-    weights = {cls: value / total for cls, value in raw.items()}
-    return FitResult(best.cls, weights[best.cls], fits, weights)
+    return fits, {cls: value / total for cls, value in raw.items()}

@@ -48,7 +48,9 @@ class Measurement:
             "sizes": [p.n for p in self.points],
             "seconds": [p.seconds for p in self.points],
             "censored": [p.n for p in self.points if p.censored],
+            "bic": {cls: round(fit.bic, 2) for cls, fit in self.fit.fits.items()},
             "bic_weights": {cls: round(w, 4) for cls, w in self.fit.weights.items()},
+            "range_classes": list(self.fit.range_classes),
             **({"reason": self.reason} if self.reason else {}),
         }
 

@@ -73,6 +73,19 @@ def test_a_censored_point_penalises_only_models_that_stay_under_its_limit() -> N
     assert after.fits["O(n)"].rss > before.fits["O(n)"].rss + 0.1  # predicts 0.26 s < 0.5 s
 
 
+def test_a_class_only_part_of_the_range_supports_loses_confidence() -> None:
+    # Linear up to n = 2^10, then quadratic: no ladder class describes the whole range.
+    kink = [
+        Point(n, 1e-7 + 1e-8 * n + 1e-11 * max(n - 1024, 0) ** 2) for n in geometric_sizes(1 << 16)
+    ]
+    clean = [Point(n, 1e-7 + 1e-8 * n) for n in geometric_sizes(1 << 16)]
+    mixed, linear = choose_class(kink), choose_class(clean)
+    assert linear.predicted == "O(n)" and linear.range_classes == ("O(n)", "O(n)")
+    assert linear.confidence > 0.95
+    assert mixed.range_classes[0] != mixed.range_classes[1]
+    assert mixed.confidence < 0.75
+
+
 def test_drift_too_small_to_matter_is_constant() -> None:
     points = [Point(n, 1e-6 * (1 + 0.02 * math.log2(n))) for n in geometric_sizes(1 << 18)]
     assert choose_class(points).predicted == "O(1)"
