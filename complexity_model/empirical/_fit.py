@@ -26,6 +26,7 @@ from complexity_model.ladder import LADDER
 _NOISE_FLOOR = 0.02
 # Where 2^n stops being a float, the exponential model cannot describe the data.
 _MAX_EXPONENT = 1000
+_MAX_LOG_FLOAT = 700.0  # math.exp overflows a float just above 709
 
 
 def _growth(cls: str) -> Callable[[float], float]:
@@ -105,8 +106,11 @@ def _fit_exponential(points: Sequence[Point]) -> ClassFit | None:
     subset walk as 2^n: both are the ladder's O(2^n)); the base is a third parameter."""
     if max(p.n for p in points) > _MAX_EXPONENT:
         return None
+    largest = max(p.n for p in points)
     fits = [
-        _fit_growth("O(2^n)", _power(base), points, extra_parameters=1) for base in _EXPONENT_BASES
+        _fit_growth("O(2^n)", _power(base), points, extra_parameters=1)
+        for base in _EXPONENT_BASES
+        if largest * math.log(base) < _MAX_LOG_FLOAT  # base^n beyond a float describes nothing
     ]
     return min((fit for fit in fits if fit is not None), key=lambda fit: fit.rss, default=None)
 

@@ -86,6 +86,11 @@ def test_a_class_only_part_of_the_range_supports_loses_confidence() -> None:
     assert mixed.confidence < 0.75
 
 
+def test_series_ending_where_large_bases_overflow_still_fit() -> None:
+    points = [Point(n, 1e-6 + 1e-9 * n * n) for n in (10, 20, 40, 80, 160, 320, 700)]
+    assert choose_class(points).predicted == "O(n^2)"
+
+
 def test_drift_too_small_to_matter_is_constant() -> None:
     points = [Point(n, 1e-6 * (1 + 0.02 * math.log2(n))) for n in geometric_sizes(1 << 18)]
     assert choose_class(points).predicted == "O(1)"
