@@ -7,10 +7,11 @@ penalty. O(1) is the one-parameter model ``t = a``. A timed-out point is censore
 says ``t(n) >= limit``, so it adds a residual only when the model predicts less than the limit.
 The confidence is the BIC weight of the chosen class (the Schwarz approximation of its
 posterior probability among the seven), averaged over three fits: all sizes, the lower two
-thirds and the upper two thirds of the size range. With 30-50 points the weight of one fit
-saturates at 1 even when the class is wrong; a class that only one part of the range supports
-(a hash table leaving the cache looks like a log factor at large n) is a misspecified model,
-and the sub-range fits say so.
+thirds and the upper two thirds of the size range (a part where the time does not grow, the
+start-up cost only, says nothing about a growing class and is left out). With 30-50 points
+the weight of one fit saturates at 1 even when the class is wrong; a class that only one part
+of the range supports (a hash table leaving the cache looks like a log factor at large n) is
+a misspecified model, and the sub-range fits say so.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def choose_class(points: Sequence[Point]) -> FitResult:
     """The class with the lowest BIC on all sizes; its confidence is its BIC weight averaged
     over that fit and the fits on the lower and upper two thirds of the size range."""
     usable = sorted((p for p in points if p.seconds > 0 and p.n > 0), key=lambda p: p.n)
-    whole = _select(usable)
+    whole = fit_all(usable)
     if whole is None:
         return FitResult("unknown", 0.0)
     fits, weights = whole
@@ -172,17 +173,20 @@ def choose_class(points: Sequence[Point]) -> FitResult:
     range_classes: list[str] = []
     cut = max(1, len(usable) // 3)
     for part in (usable[:-cut], usable[cut:]):
-        sub = _select(part)
+        sub = fit_all(part)
         if sub is None:
             continue
         sub_fits, sub_weights = sub
-        range_classes.append(min(sub_fits.values(), key=lambda fit: fit.bic).cls)
+        sub_best = min(sub_fits.values(), key=lambda fit: fit.bic).cls
+        range_classes.append(sub_best)
+        if sub_best == "O(1)" and best.cls != "O(1)":
+            continue  # no growth there (start-up cost only): no evidence for or against
         shares.append(sub_weights.get(best.cls, 0.0))
     confidence = sum(shares) / len(shares)
     return FitResult(best.cls, confidence, fits, weights, tuple(range_classes))
 
 
-def _select(points: Sequence[Point]) -> tuple[dict[str, ClassFit], dict[str, float]] | None:
+def fit_all(points: Sequence[Point]) -> tuple[dict[str, ClassFit], dict[str, float]] | None:
     """Every class's fit and its BIC weight; None with fewer than four timed points."""
     if len([p for p in points if not p.censored]) < 4:
         return None

@@ -1,20 +1,33 @@
 """The empirical complexity judge: time the program at growing n in the sandbox and fit.
 
-For a problem with an ``input_generator`` and an ``entry_point`` (function mode), a Python
-candidate runs once in a sandbox with the timing driver (:mod:`._driver`): sizes grow
-geometrically (x1.25, from 1 up to ``max_n``) until one call passes the per-call cap (a
-censored point) or the budget is spent, so an exponential solution stops near n = 20 and a
-logarithmic one reaches 2^18. The class comes from :func:`._fit.choose_class`.
-:meth:`EmpiricalComplexityJudge.compare` measures the problem's reference on the same inputs
-(the driver seeds ``random`` with n before each ``generate(n)``).
+For a problem with an ``input_generator``, sizes grow geometrically (every integer up to a
+few, then a fixed number of sizes per doubling) until a run passes the per-run cap (a
+censored point) or the budget is spent, so an exponential program stops near n = 20 and a
+logarithmic one reaches the largest size. Python runs in one sandbox process with the timing
+driver (:mod:`._driver`; function and stdin problems); other languages run stdin problems as
+ordinary tests whose CPU time the engine reports (:mod:`._engine`). The class comes from
+:func:`._fit.choose_class`.
+
+Answers are checked too: when the problem has a reference (and no custom checker, which may
+accept several answers), the reference is measured once per problem version and a candidate
+whose answer on a generated input differs from the reference's is ``unknown`` with that
+reason; so is one that crashes. :meth:`EmpiricalComplexityJudge.compare` returns both
+measurements (same inputs: the generator is seeded with n), which the plot draws.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from complexity_model.empirical._driver import parse_output, timing_input, timing_program
+from complexity_model.empirical._driver import (
+    DriverOutput,
+    DriverSpec,
+    parse_output,
+    timing_program,
+)
 from complexity_model.empirical._fit import FitResult, Point, choose_class
 from complexity_model.ladder import UNKNOWN, ComplexityEstimate
 
@@ -24,24 +37,41 @@ if TYPE_CHECKING:
 
 __all__ = ["EmpiricalComplexityJudge", "Measurement", "geometric_sizes"]
 
+_PYTHON = ("python", "python3", "py")
+# Answers are compared at sizes up to this (digesting a huge answer at every size would cost
+# more than timing it).
+_DIGEST_MAX_N = 1 << 13
 
-def geometric_sizes(max_n: int, ratio: float = 1.25) -> list[int]:
-    sizes: list[int] = []
-    value = 1.0
-    while value <= max_n:
-        if not sizes or int(value) != sizes[-1]:
-            sizes.append(int(value))
-        value *= ratio
-    return sizes
+
+def geometric_sizes(max_n: int, per_octave: int = 3, dense_upto: int = 8) -> list[int]:
+    """Every integer up to ``dense_upto``, then ``per_octave`` sizes per doubling (powers of
+    two included, so ladders with different densities share sizes)."""
+    sizes = set(range(1, min(dense_upto, max_n) + 1))
+    step = 0
+    while (value := 2.0 ** (step / per_octave)) <= max_n:
+        sizes.add(int(value))
+        step += 1
+    return sorted(sizes)
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """One program's timings and the class they fit (``reason`` says why when unknown)."""
+    """One program's timings, its answers' digests, and the class they fit."""
 
     points: list[Point]
     fit: FitResult
     reason: str = ""
+    """Why the class is unknown (a crash, a wrong answer, too few sizes); empty otherwise."""
+    digests: dict[int, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def predicted(self) -> str:
+        return UNKNOWN if self.reason else self.fit.predicted
+
+    @property
+    def confidence(self) -> float:
+        return 0.0 if self.reason else self.fit.confidence
 
     def evidence(self) -> dict[str, Any]:
         return {
@@ -52,11 +82,15 @@ class Measurement:
             "bic_weights": {cls: round(w, 4) for cls, w in self.fit.weights.items()},
             "range_classes": list(self.fit.range_classes),
             **({"reason": self.reason} if self.reason else {}),
+            **({"notes": self.notes} if self.notes else {}),
         }
+
+    def failed(self, reason: str) -> Measurement:
+        return Measurement(self.points, self.fit, reason, self.digests, self.notes)
 
 
 class EmpiricalComplexityJudge:
-    """Times Python function-mode solutions at growing n and picks the class by BIC."""
+    """Times solutions at growing n in the sandbox and picks the class by BIC."""
 
     method = "empirical"
 
@@ -65,17 +99,28 @@ class EmpiricalComplexityJudge:
         pool: SandboxPool,
         *,
         max_n: int = 1 << 18,
-        budget_s: float = 1.2,
+        budget_s: float = 1.1,
         cap_s: float = 0.15,
         repeats: int = 3,
-        min_sample_s: float = 0.002,
+        min_sample_s: float = 0.001,
+        check_answers: bool = True,
+        engine_max_n: int = 1 << 30,
+        extend_to: int = 1 << 30,
     ) -> None:
+        from complexity_model.empirical._engine import EngineSettings, InputCache
+
         self.pool = pool
         self.sizes = geometric_sizes(max_n)
         self.budget_s = budget_s
         self.cap_s = cap_s
         self.repeats = repeats
         self.min_sample_s = min_sample_s
+        self.check_answers = check_answers
+        self.extend_to = extend_to
+        self.engine = EngineSettings(sizes=geometric_sizes(engine_max_n, 2, 24))
+        self._inputs = InputCache()
+        self._references: OrderedDict[tuple[str, bool], Measurement] = OrderedDict()
+        self._lock = threading.Lock()
 
     def estimate(
         self, code: str, language: str, problem: Problem | None = None
@@ -84,68 +129,162 @@ class EmpiricalComplexityJudge:
         if reason:
             return ComplexityEstimate(UNKNOWN, 0.0, self.method, {"reason": reason})
         assert problem is not None
-        measured = self.measure(code, problem)
+        measured = self.measure(code, language, problem)
+        if self.check_answers and not measured.reason:
+            measured = self._checked_against_reference(measured, problem)
         return ComplexityEstimate(
-            measured.fit.predicted, measured.fit.confidence, self.method, measured.evidence()
+            measured.predicted, measured.confidence, self.method, measured.evidence()
         )
 
     def compare(self, code: str, language: str, problem: Problem) -> dict[str, Any]:
         """The candidate and the reference measured on the same inputs, each with its class."""
         reason = _unsupported(language, problem)
+        if not reason and problem.reference is None:
+            reason = "the problem has no reference solution"
+        if not reason:
+            assert problem.reference is not None
+            reason = _unsupported(problem.reference.language, problem)
         if reason:
             return {"reason": reason}
-        if problem.reference is None or problem.reference.language.lower() not in _PYTHON:
-            return {"reason": "the problem has no Python reference solution"}
-        candidate = self.measure(code, problem)
-        reference = self.measure(problem.reference.code, problem)
+        candidate = self.measure(code, language, problem)
+        reference = self.reference(problem)
+        if not candidate.reason and not reference.reason:
+            candidate = _against(candidate, reference)
         return {"candidate": candidate, "reference": reference}
 
-    def measure(self, code: str, problem: Problem) -> Measurement:
-        """Run the timing driver in the sandbox; SandboxError goes to the caller."""
+    def reference(self, problem: Problem, answers_only: bool = False) -> Measurement:
+        """The problem's reference, measured once per problem version (kept for 256 of them).
+
+        ``answers_only``: its answers at the sizes that are compared (one run each, no
+        repeats), which is all that checking a candidate needs; a full measurement serves too.
+        """
+        assert problem.reference is not None
+        keys = [(problem.content_hash(), False)] + ([(problem.content_hash(), True)] * answers_only)
+        with self._lock:
+            for key in keys:
+                if key in self._references:
+                    self._references.move_to_end(key)
+                    return self._references[key]
+        reference = problem.reference
+        measured = self.measure(reference.code, reference.language, problem, answers_only)
+        with self._lock:
+            self._references[keys[-1]] = measured
+            while len(self._references) > 256:
+                self._references.popitem(last=False)
+        return measured
+
+    def measure(
+        self, code: str, language: str, problem: Problem, answers_only: bool = False
+    ) -> Measurement:
+        """Time ``code`` on the problem's generated inputs; SandboxError goes to the caller."""
+        assert problem.input_generator
+        if language.lower() in _PYTHON:
+            output, ended = self._run_driver(code, problem, answers_only)
+        else:
+            output, ended = self._run_engine(code, language.lower(), problem, answers_only)
+        points = [Point(n, seconds, censored) for n, seconds, censored in output.points]
+        fit = choose_class(points)
+        measured = Measurement(points, fit, "", output.digests, output.notes)
+        if output.error:
+            where = "the input generator" if output.error_source == "generator" else "the program"
+            return measured.failed(f"{where} failed: {output.error}"[:300])
+        if fit.predicted == UNKNOWN:
+            return measured.failed(f"too few sizes measured ({len(points)}); {ended}"[:300])
+        return measured
+
+    def _run_driver(
+        self, code: str, problem: Problem, answers_only: bool
+    ) -> tuple[DriverOutput, str]:
         from judge_service.sandbox.models import Job, Limits
 
-        assert problem.input_generator and problem.entry_point
-        spec = timing_input(
-            problem.input_generator,
-            problem.entry_point,
-            self.sizes,
-            repeats=self.repeats,
+        assert problem.input_generator
+        spec = DriverSpec(
+            code=code,
+            generator=problem.input_generator,
+            mode=problem.mode.value,
+            entry_point=problem.entry_point,
+            sizes=[n for n in self.sizes if n <= _DIGEST_MAX_N] if answers_only else self.sizes,
+            repeats=0 if answers_only else self.repeats,
             min_sample_s=self.min_sample_s,
             cap_s=self.cap_s,
-            budget_s=self.budget_s,
+            budget_s=self.budget_s / 3 if answers_only else self.budget_s,
+            fold_case=problem.checker.kind.value == "case_insensitive",
+            digest_max_n=_DIGEST_MAX_N,
+            extend_to=0 if answers_only else self.extend_to,
         )
-        # The limit leaves room for the call that ends the run and for generating inputs.
+        # The limit leaves room for the run that ends the growth and for generating inputs.
         limit_ms = int((self.budget_s + 4 * self.cap_s) * 1000) + 1000
         job = Job(
             language="python",
-            code=timing_program(code),
-            tests=[{"input": spec, "output": ""}],
+            code=timing_program(),
+            tests=[{"input": spec.to_stdin(), "output": ""}],
             limits=Limits(
                 time_limit_ms=limit_ms,
                 memory_limit_mb=max(problem.memory_limit_mb, 512),
                 report_bytes=1 << 16,
             ),
         )
-        test = self.pool.judge(job).tests[0]
-        points = [Point(n, seconds, censored) for n, seconds, censored in parse_output(test.stdout)]
-        fit = choose_class(points)
-        reason = ""
-        if fit.predicted == UNKNOWN:
-            last_error = (test.stderr.strip().splitlines() or [""])[-1]
-            detail = "; ".join(part for part in (test.message, last_error) if part)
-            reason = f"too few sizes measured ({len(points)}); run ended {test.verdict.value}"
-            reason = (reason + (f": {detail}" if detail else ""))[:300]
-        return Measurement(points, fit, reason)
+        result = self.pool.judge(job)
+        from complexity_model.empirical._engine import checked
+
+        test = checked(result).tests[0]
+        output = parse_output(test.stdout, spec.nonce)
+        last_error = (test.stderr.strip().splitlines() or [""])[-1]
+        detail = "; ".join(part for part in (test.message, last_error) if part)
+        return output, f"the run ended {test.verdict.value}" + (f": {detail}" if detail else "")
+
+    def _run_engine(
+        self, code: str, language: str, problem: Problem, answers_only: bool
+    ) -> tuple[DriverOutput, str]:
+        from complexity_model.empirical._engine import measure_in_engine
+
+        assert problem.input_generator
+        inputs = self._inputs.get_or_make(self.pool, problem.input_generator, self.engine)
+        if isinstance(inputs, str):
+            return DriverOutput(error=inputs, error_source="generator"), inputs
+        fold_case = problem.checker.kind.value == "case_insensitive"
+        settings = self.engine
+        if answers_only:
+            inputs = [(n, text) for n, text in inputs if n <= _DIGEST_MAX_N]
+            settings = replace(settings, repeats=1, budget_s=settings.budget_s / 3)
+        output = measure_in_engine(
+            self.pool, language, code, inputs, settings, fold_case, _DIGEST_MAX_N
+        )
+        return output, f"{len(inputs)} inputs generated"
+
+    def _checked_against_reference(self, measured: Measurement, problem: Problem) -> Measurement:
+        if problem.reference is None or _unsupported(problem.reference.language, problem):
+            return measured
+        if problem.checker.kind.value == "custom":
+            return measured
+        reference = self.reference(problem, answers_only=True)
+        if reference.reason:
+            notes = [*measured.notes, f"answers not checked: the reference {reference.reason}"]
+            return Measurement(measured.points, measured.fit, "", measured.digests, notes)
+        return _against(measured, reference)
 
 
-_PYTHON = ("python", "python3", "py")
+def _against(candidate: Measurement, reference: Measurement) -> Measurement:
+    """The candidate, ``unknown`` if an answer differs from the reference's on an input."""
+    for n in sorted(set(candidate.digests) & set(reference.digests)):
+        if candidate.digests[n] != reference.digests[n]:
+            return candidate.failed(
+                f"wrong answer at n = {n}: it differs from the reference's on the same input"
+            )
+    return candidate
 
 
 def _unsupported(language: str, problem: Problem | None) -> str:
+    from judge_service.sandbox.languages import LANGUAGES
+
     if problem is None or not problem.input_generator:
         return "the problem has no input generator"
-    if not problem.entry_point:
-        return "empirical timing needs a function-mode problem (an entry_point)"
-    if language.lower() not in _PYTHON:
-        return f"empirical timing supports Python solutions, not {language!r}"
+    python = language.lower() in _PYTHON
+    mode = problem.mode.value
+    if mode == "assert":
+        return "empirical timing needs a stdin or function problem, not an assert-mode one"
+    if mode == "function" and not python:
+        return f"empirical timing of function-mode problems supports Python, not {language!r}"
+    if not python and language.lower() not in LANGUAGES:
+        return f"empirical timing does not know the language {language!r}"
     return ""

@@ -31,13 +31,13 @@ def plot_measurements(measurements: dict[str, Measurement], out: Path, title: st
     ):
         timed = [p for p in measured.points if not p.censored]
         censored = [p for p in measured.points if p.censored]
-        predicted = measured.fit.predicted
+        predicted = measured.predicted
         axes.scatter(
             [p.n for p in timed],
             [p.seconds for p in timed],
             s=14,
             color=colour,
-            label=f"{label}: {predicted} (confidence {measured.fit.confidence:.2f})",
+            label=f"{label}: {predicted} (confidence {measured.confidence:.2f})",
         )
         if censored:
             axes.scatter(
@@ -48,7 +48,7 @@ def plot_measurements(measurements: dict[str, Measurement], out: Path, title: st
                 edgecolors=colour,
                 label=f"{label}: timed out (censored)",
             )
-        fit = measured.fit.fits.get(predicted)
+        fit = measured.fit.fits.get(measured.fit.predicted)
         if fit is not None and measured.points:
             sizes = sorted({p.n for p in measured.points})
             axes.plot(
@@ -106,5 +106,6 @@ def plot_command(
     measurements = {"candidate": compared["candidate"], "reference": compared["reference"]}
     plot_measurements(measurements, out, title=f"{parsed.id} (optimal {parsed.optimal_complexity})")
     for label, measured in measurements.items():
-        typer.echo(f"{label}: {measured.fit.predicted} (confidence {measured.fit.confidence:.2f})")
+        line = f"{label}: {measured.predicted} (confidence {measured.confidence:.2f})"
+        typer.echo(line + (f"; {measured.reason}" if measured.reason else ""))
     typer.echo(f"wrote {out}")

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from complexity_model.cli import app
 from complexity_model.empirical import EmpiricalComplexityJudge, Point, choose_class
-from complexity_model.empirical._driver import parse_output
-from complexity_model.empirical.judge import geometric_sizes
+from complexity_model.empirical._digest import digest_text, digest_value
+from complexity_model.empirical._driver import (
+    DriverOutput,
+    DriverSpec,
+    parse_output,
+    timing_program,
+)
+from complexity_model.empirical._engine import EngineSettings, _next_chunk
+from complexity_model.empirical.judge import Measurement, _against, geometric_sizes
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from judge_service.sandbox.pool import SandboxPool
@@ -101,22 +113,192 @@ def test_too_few_points_is_unknown() -> None:
     assert (fit.predicted, fit.confidence) == ("unknown", 0.0)
 
 
-def test_driver_output_ignores_what_the_program_printed() -> None:
-    text = 'hello\n[1, 2e-07, false]\n{"n": 3}\n[2, 4e-07, false]\n[4, 0.15, true]\n'
-    assert parse_output(text) == [(1, 2e-7, False), (2, 4e-7, False), (4, 0.15, True)]
+def test_sizes_start_dense_and_share_the_powers_of_two() -> None:
+    python, engine = geometric_sizes(1 << 18), geometric_sizes(1 << 30, 2, 24)
+    assert python[:8] == list(range(1, 9)) and engine[:24] == list(range(1, 25))
+    powers = {1 << k for k in range(19)}
+    assert powers <= set(python) and powers <= set(engine)
+    ratios = [b / a for a, b in zip(python[8:], python[9:], strict=False)]
+    assert max(ratios) < 1.34 and max(ratios[20:]) < 1.27  # three sizes per doubling
 
 
-def test_no_generator_or_another_language_is_unknown_without_running() -> None:
+def test_driver_lines_need_the_nonce() -> None:
+    text = (
+        'hello\nabc ["point", 1, 1e-09, false, null]\n'  # printed by the program: wrong nonce
+        'n0nce ["point", 1, 2e-07, false, "d1"]\n{"n": 3}\n'
+        'n0nce ["point", 2, 4e-07, false, null]\nn0nce ["point", 4, 0.15, true, null]\n'
+        'n0nce ["error", "candidate", "at n = 8: ValueError: no"]\n'
+    )
+    parsed = parse_output(text, "n0nce")
+    assert parsed.points == [(1, 2e-7, False), (2, 4e-7, False), (4, 0.15, True)]
+    assert parsed.digests == {1: "d1"}
+    assert (parsed.error_source, parsed.error) == ("candidate", "at n = 8: ValueError: no")
+
+
+def test_answer_digests_follow_the_checkers_tolerance() -> None:
+    assert digest_text("3\n0.1000000001 5") == digest_text("3 0.1 5\n")
+    assert digest_text("1e5") == digest_text("100000.0")
+    assert digest_text("12345678901234567") != digest_text("12345678901234568")
+    assert digest_text("YES") != digest_text("yes")
+    assert digest_text("YES", fold_case=True) == digest_text("yes", fold_case=True)
+    assert digest_value([[1, 2], {"b": 0.3, "a": {1, 2}}]) == digest_value(
+        [(1, 2), {"a": {2, 1}, "b": 0.30000000001}]
+    )
+    assert digest_value([1, 2]) != digest_value([2, 1])
+
+
+def test_an_answer_that_differs_from_the_reference_makes_the_class_unknown() -> None:
+    points = [Point(n, 1e-6 * n) for n in range(1, 9)]
+    fit = choose_class(points)
+    reference = Measurement(points, fit, digests={1: "a", 2: "b", 4: "c"})
+    same = Measurement(points, fit, digests={1: "a", 2: "b", 3: "x"})
+    wrong = Measurement(points, fit, digests={1: "a", 2: "B", 4: "c"})
+    assert _against(same, reference).predicted == "O(n)"
+    checked = _against(wrong, reference)
+    assert (checked.predicted, checked.confidence) == ("unknown", 0.0)
+    assert checked.reason.startswith("wrong answer at n = 2")
+    assert checked.evidence()["reason"] == checked.reason
+
+
+def test_engine_chunks_stop_at_one_probe_past_the_cap() -> None:
+    settings = EngineSettings(sizes=geometric_sizes(1 << 30, 2, 24), cap_s=0.2)
+    remaining = [(n, str(n)) for n in settings.sizes]
+    # An exponential at n <= 20: 1 ms of start-up, doubling work on top.
+    exponential = [(n, 1e-3 + 1e-7 * 2**n, False) for n in range(1, 17)]
+    plan = _next_chunk(exponential, [r for r in remaining if r[0] > 16], settings, 5.0)
+    # Seen: x1.75 per step (4.3 ms at 15, 7.5 ms at 16), so 0.2 s is passed by n = 22.
+    assert [n for n, *_ in plan] == list(range(17, 23)) and plan[-1][2] == 1
+    assert [runs for *_, runs in plan] == [3, 3, 3, 1, 1, 1]  # 1 run from cap / 4 on
+    # A polynomial at large n: sizes while a cubic through the last point stays under the cap.
+    flat = [(n, 1e-3, False) for n in (64, 90, 128, 181, 256)]
+    plan = _next_chunk(flat, [r for r in remaining if r[0] > 256], settings, 5.0)
+    # (0.2 / 1e-3) ** (1 / 3) = 5.8: the probe is the first size past 256 * 5.8.
+    assert plan[-1][2] == 1 and 256 * 5.8 < plan[-1][0] < 256 * 5.8 * 1.42
+    first = _next_chunk([], remaining, settings, 5.0)
+    assert [n for n, *_ in first] == list(range(1, settings.chunk + 1))
+
+
+def _run_driver_here(spec: DriverSpec, where: Path) -> DriverOutput:
+    """The sandbox's driver program, run by this interpreter (the logic, not the isolation)."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", timing_program()],
+        cwd=where,
+        input=spec.to_stdin(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return parse_output(done.stdout, spec.nonce)
+
+
+def _spec(code: str, generator: str, mode: str = "stdin", **changes: object) -> DriverSpec:
+    settings: dict[str, object] = {
+        "entry_point": "f" if mode == "function" else None,
+        "sizes": [1, 2, 4, 8, 16, 32, 64],
+        "repeats": 2,
+        "min_sample_s": 0.0002,
+        "cap_s": 0.2,
+        "budget_s": 2.0,
+        "extend_to": 0,
+    }
+    settings.update(changes)
+    return DriverSpec(code=code, generator=generator, mode=mode, **settings)  # type: ignore[arg-type]
+
+
+_LINE = "def generate(n):\n    return ' '.join(str(i) for i in range(n)) + '\\n'\n"
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "print(sum(map(int, open(0).read().split())))\n",  # open(0) closes descriptor 0
+        "import sys\nprint(sum(map(int, sys.stdin.buffer.read().split())))\n",
+        "print(sum(map(int, input().split())))\n",
+        "import sys, threading\n"
+        "def main():\n    print(sum(map(int, sys.stdin.readline().split())))\n"
+        "threading.Thread(target=main).start()\n",
+        "import sys\nprint(sum(map(int, sys.stdin.read().split())))\nsys.exit(0)\n",
+    ],
+)
+def test_the_driver_runs_stdin_programs_the_ways_they_read(program: str, tmp_path: Path) -> None:
+    output = _run_driver_here(_spec(program, _LINE), tmp_path)
+    assert not output.error, output.error
+    assert [n for n, *_ in output.points] == [1, 2, 4, 8, 16, 32, 64]
+    expected = {n: digest_text(str(n * (n - 1) // 2)) for n in (1, 2, 4, 8, 16, 32, 64)}
+    assert output.digests == expected
+
+
+def test_the_driver_gives_an_in_place_solution_a_fresh_copy_every_call(tmp_path: Path) -> None:
+    generator = "import random\ndef generate(n):\n    return [random.sample(range(10 * n), n)]\n"
+    # Sorting a list that is already sorted takes linear time in Timsort.
+    output = _run_driver_here(_spec("def f(xs):\n    xs.sort()\n", generator, "function"), tmp_path)
+    assert not output.error and len(output.points) == 7
+    assert any("fresh copy" in note for note in output.notes)
+
+
+def test_the_driver_reports_a_crash_a_bad_exit_and_a_broken_generator(tmp_path: Path) -> None:
+    crash = _run_driver_here(
+        _spec(
+            "x = int(input())\nprint(1 // (x - 8))\n", "def generate(n):\n    return f'{n}\\n'\n"
+        ),
+        tmp_path,
+    )
+    assert [n for n, *_ in crash.points] == [1, 2, 4]
+    assert crash.error_source == "candidate" and "ZeroDivisionError" in crash.error
+    assert "at n = 8" in crash.error
+    bad_exit = _run_driver_here(_spec("import sys\nsys.exit(3)\n", _LINE), tmp_path)
+    assert "exit status 3" in bad_exit.error
+    broken = _run_driver_here(_spec("print(1)\n", "def generate(n):\n    return 1 / 0\n"), tmp_path)
+    assert broken.error_source == "generator" and "ZeroDivisionError" in broken.error
+
+
+def test_the_driver_censors_a_run_over_the_cap_and_stops_growing(tmp_path: Path) -> None:
+    program = "n = int(input())\ns = 0\nfor i in range(n * 40000):\n    s += i\nprint(s)\n"
+    output = _run_driver_here(
+        _spec(program, "def generate(n):\n    return f'{n}\\n'\n", cap_s=0.05), tmp_path
+    )
+    assert output.points[-1][2] is True and output.points[-1][1] >= 0.05
+    assert all(not censored for *_, censored in output.points[:-1])
+    assert len(output.points) < 7
+
+
+def test_the_driver_goes_past_the_sizes_while_the_input_is_n_itself(tmp_path: Path) -> None:
+    spec = _spec(
+        "def f(n):\n    return n.bit_length()\n",
+        "def generate(n):\n    return [n]\n",
+        "function",
+        extend_to=1 << 20,
+        budget_s=5.0,
+    )
+    output = _run_driver_here(spec, tmp_path)
+    assert output.points[-1][0] == 1 << 20 and len(output.points) > 30
+
+
+def test_nothing_to_time_is_unknown_without_running() -> None:
     judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # nothing may run
     bare = Problem(id="p", tests=[{"input": "", "output": ""}])
-    for code, language, problem in (
-        ("x", "python", None),
-        ("x", "python", bare),
-        ("x", "cpp", problem_of(BENCHMARK[0])),
+    function_problem = problem_of(BENCHMARK[0])
+    asserting = Problem(
+        id="a",
+        mode="assert",
+        entry_point="f",
+        tests=["assert f() == 1"],
+        input_generator="def generate(n):\n    return n\n",
+    )
+    for code, language, problem, words in (
+        ("x", "python", None, "no input generator"),
+        ("x", "python", bare, "no input generator"),
+        ("x", "cpp", function_problem, "function-mode"),
+        ("x", "python", asserting, "assert-mode"),
+        ("x", "brainfuck", problem_of(BENCHMARK[-1]), "does not know the language"),
     ):
         estimate = judge.estimate(code, language, problem)
         assert (estimate.predicted, estimate.confidence) == ("unknown", 0.0)
-        assert estimate.evidence["reason"]
+        assert words in estimate.evidence["reason"]
+
+
+# ---- real runs in the sandbox -----------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -125,44 +307,75 @@ def pool() -> Iterator[SandboxPool]:
         yield shared
 
 
-def _case(case_id: str) -> tuple[Problem, dict[str, str]]:
+@pytest.fixture(scope="module")
+def judge(pool: SandboxPool) -> EmpiricalComplexityJudge:
+    return EmpiricalComplexityJudge(pool)
+
+
+def _case(case_id: str) -> tuple[Problem, dict[str, str], dict[str, str]]:
     case = next(case for case in BENCHMARK if case.id == case_id)
-    return problem_of(case), case.solutions
+    return problem_of(case), case.solutions, case.cpp
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize(
-    ("case_id", "cls"),
+    ("case_id", "language", "cls"),
     [
-        ("power-mod", "O(log n)"),
-        ("prefix-sums", "O(n)"),
-        ("sort-numbers", "O(n^2)"),
-        ("subset-sums", "O(2^n)"),
+        ("power-mod", "python", "O(log n)"),
+        ("prefix-sums", "python", "O(n)"),
+        ("sort-numbers", "python", "O(n^2)"),
+        ("subset-sums", "python", "O(2^n)"),
+        ("stdin-distinct-values", "python", "O(n log n)"),
+        ("stdin-zero-sum-triples", "cpp", "O(n^3)"),
     ],
 )
-def test_real_solutions_get_their_class(pool: SandboxPool, case_id: str, cls: str) -> None:
-    problem, solutions = _case(case_id)
-    estimate = EmpiricalComplexityJudge(pool).estimate(solutions[cls], "python", problem)
+def test_real_solutions_get_their_class(
+    judge: EmpiricalComplexityJudge, case_id: str, language: str, cls: str
+) -> None:
+    problem, python, cpp = _case(case_id)
+    code = python[cls] if language == "python" else cpp[cls]
+    estimate = judge.estimate(code, language, problem)
     assert estimate.predicted == cls, estimate.evidence
-    assert estimate.method == "empirical"
+    assert estimate.method == "empirical" and estimate.confidence > 0.5
     assert len(estimate.evidence["sizes"]) >= 8
 
 
 @pytest.mark.integration
-def test_compare_on_the_same_inputs_and_plot(pool: SandboxPool, tmp_path: Path) -> None:
-    problem, solutions = _case("count-inversions")
-    compared = EmpiricalComplexityJudge(pool).compare(solutions["O(n^2)"], "python", problem)
+def test_compare_on_the_same_inputs_and_plot(
+    judge: EmpiricalComplexityJudge, tmp_path: Path
+) -> None:
+    problem, solutions, _ = _case("count-inversions")
+    compared = judge.compare(solutions["O(n^2)"], "python", problem)
     candidate, reference = compared["candidate"], compared["reference"]
-    assert (candidate.fit.predicted, reference.fit.predicted) == ("O(n^2)", "O(n log n)")
+    assert (candidate.predicted, reference.predicted) == ("O(n^2)", "O(n log n)")
     png = plot_measurements(compared, tmp_path / "plot.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
 @pytest.mark.integration
-def test_a_crashing_candidate_is_unknown_with_the_reason(pool: SandboxPool) -> None:
-    problem, _ = _case("prefix-sums")
-    estimate = EmpiricalComplexityJudge(pool).estimate(
-        "def f(xs):\n    raise ValueError('no')\n", "python", problem
+def test_a_crashing_or_wrong_candidate_is_unknown_with_the_reason(
+    judge: EmpiricalComplexityJudge,
+) -> None:
+    problem, _, _ = _case("prefix-sums")
+    crash = judge.estimate("def f(xs):\n    raise ValueError('no')\n", "python", problem)
+    assert crash.predicted == "unknown" and "ValueError" in crash.evidence["reason"]
+    # Right on small inputs only (the tests would not see it): wrong from n = 5 on.
+    wrong = judge.estimate("def f(xs):\n    return sum(xs[:4])\n", "python", problem)
+    assert wrong.predicted == "unknown"
+    assert wrong.evidence["reason"].startswith("wrong answer at n = 5")
+
+
+@pytest.mark.integration
+def test_plot_command_writes_the_png(tmp_path: Path) -> None:
+    problem, solutions, _ = _case("stdin-list-sum")
+    (tmp_path / "problem.json").write_text(json.dumps(problem.model_dump(mode="json")))
+    (tmp_path / "slow.py").write_text(solutions["O(n^2)"])
+    out = tmp_path / "plot.png"
+    result = CliRunner().invoke(
+        app,
+        ["plot", "--problem", str(tmp_path / "problem.json"), "--code", str(tmp_path / "slow.py")]
+        + ["--language", "python", "--out", str(out)],
     )
-    assert estimate.predicted == "unknown"
-    assert "ValueError" in estimate.evidence["reason"]
+    assert result.exit_code == 0, result.output
+    assert "candidate: O(n^2)" in result.output and "reference: O(n)" in result.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

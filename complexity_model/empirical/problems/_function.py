@@ -1,28 +1,11 @@
 # ruff: noqa: E501  (solution sources are data; their lines are kept whole)
-"""Problems with input generators and solutions of known class, for the empirical judge.
-
-Each problem is function-mode: ``generate(n)`` returns the argument list for an input of size
-n, and every solution's class is known from its construction (the label is the ground truth
-of ``bench/empirical_complexity.py`` and the integration tests).
-"""
+"""Function-mode problems: ``generate(n)`` returns the argument list for an input of size n."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from complexity_model.empirical.problems._case import Case
 
-from judge_service.schemas import Problem, Reference
-
-__all__ = ["BENCHMARK", "Case", "problem_of"]
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    entry_point: str
-    generator: str
-    solutions: dict[str, str]
-    """Ladder class -> Python solution of that class."""
-    optimal: str
+__all__ = ["FUNCTION_CASES"]
 
 
 _RANDOM_LIST = (
@@ -31,21 +14,24 @@ _RANDOM_LIST = (
 _SORTED_LIST = (
     "import random\ndef generate(n):\n"
     "    xs = sorted(random.sample(range(4 * n + 4), n))\n"
-    "    return [xs, -1]\n"
+    "    return [xs, 4 * n + 5]\n"
 )
 _JUST_N = "def generate(n):\n    return [n]\n"
+_TINY_LIST = (
+    "import random\ndef generate(n):\n    return [[random.randint(-5, 5) for _ in range(n)]]\n"
+)
 _SMALL_LIST = (
     "import random\ndef generate(n):\n    return [[random.randint(-50, 50) for _ in range(n)]]\n"
 )
 
-BENCHMARK: list[Case] = [
+FUNCTION_CASES: list[Case] = [
     Case(
         "first-element",
         "f",
         _RANDOM_LIST,
         {
             "O(1)": "def f(xs):\n    return xs[0] + xs[-1] if xs else 0\n",
-            "O(n)": "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n",
+            "O(n)": "def f(xs):\n    first = last = None\n    for x in xs:\n        if first is None:\n            first = x\n        last = x\n    return first + last if xs else 0\n",
         },
         "O(1)",
     ),
@@ -70,7 +56,7 @@ BENCHMARK: list[Case] = [
                 "        else:\n            hi = mid\n    return lo\n"
             ),
             "O(n)": (
-                "def f(xs, target):\n    for i, x in enumerate(xs):\n        if x >= target and x == target:\n"
+                "def f(xs, target):\n    for i, x in enumerate(xs):\n        if x >= target:\n"
                 "            return i\n    return len(xs)\n"
             ),
         },
@@ -171,7 +157,11 @@ BENCHMARK: list[Case] = [
                 "            s = 0\n            for k in range(n):\n                s += a[i][k] * a[k][j]\n"
                 "            t += s\n    return t\n"
             ),
-            "O(n^2)": "def f(a):\n    t = 0\n    for row in a:\n        for v in row:\n            t += v\n    return t\n",
+            "O(n^2)": (
+                "def f(a):\n    n = len(a)\n    rows = [sum(row) for row in a]\n    cols = [0] * n\n"
+                "    for row in a:\n        for k, v in enumerate(row):\n            cols[k] += v\n"
+                "    return sum(cols[k] * rows[k] for k in range(n))\n"
+            ),
         },
         "O(n^2)",
     ),
@@ -263,15 +253,19 @@ BENCHMARK: list[Case] = [
     Case(
         "subset-sums",
         "f",
-        _SMALL_LIST,
+        _TINY_LIST,
         {
             "O(2^n)": (
                 "def f(xs):\n    def count(i, total):\n        if i == len(xs):\n            return 1 if total == 0 else 0\n"
                 "        return count(i + 1, total) + count(i + 1, total + xs[i])\n    return count(0, 0)\n"
             ),
-            "O(n)": "def f(xs):\n    return sum(1 for x in xs if x == 0)\n",
+            "O(n^2)": (
+                "def f(xs):\n    ways = {0: 1}\n    for x in xs:\n        nxt = dict(ways)\n"
+                "        for s, c in ways.items():\n            nxt[s + x] = (nxt.get(s + x, 0) + c) % 1000000007\n"
+                "        ways = nxt\n    return ways.get(0, 0)\n"
+            ),
         },
-        "O(n)",
+        "O(n^2)",
     ),
     Case(
         "doubling-steps",
@@ -279,10 +273,10 @@ BENCHMARK: list[Case] = [
         _JUST_N,
         {
             "O(log n)": "def f(n):\n    i, c = 1, 0\n    while i < n:\n        i *= 2\n        c += 1\n    return c\n",
-            "O(n)": "def f(n):\n    c = 0\n    for i in range(n):\n        c += i & 1\n    return c\n",
+            "O(n)": "def f(n):\n    c = 0\n    for i in range(1, n):\n        c += (i & (i - 1)) == 0\n    return c\n",
             "O(n log n)": (
-                "def f(n):\n    c = 0\n    for i in range(n):\n        j = n\n        while j > 1:\n"
-                "            j //= 2\n            c += 1\n    return c\n"
+                "def f(n):\n    c = 0\n    for i in range(1, n):\n        x, ones = i, 0\n        while x:\n"
+                "            ones += x & 1\n            x >>= 1\n        c += ones == 1\n    return c\n"
             ),
         },
         "O(log n)",
@@ -320,12 +314,12 @@ BENCHMARK: list[Case] = [
         "O(n log n)",
     ),
     Case(
-        "middle-of-list",
+        "permutation-span",
         "f",
-        _RANDOM_LIST,
+        "import random\ndef generate(n):\n    xs = list(range(n))\n    random.shuffle(xs)\n    return [xs]\n",
         {
-            "O(1)": "def f(xs):\n    return xs[len(xs) // 2] if xs else 0\n",
-            "O(n log n)": "def f(xs):\n    s = sorted(xs)\n    return s[len(s) // 2] if s else 0\n",
+            "O(1)": "def f(xs):\n    return len(xs) - 1\n",
+            "O(n log n)": "def f(xs):\n    s = sorted(xs)\n    return s[-1] - s[0]\n",
         },
         "O(1)",
     ),
@@ -335,7 +329,8 @@ BENCHMARK: list[Case] = [
         _SMALL_LIST,
         {
             "O(n^2)": (
-                "def f(xs):\n    c = 0\n    for a in xs:\n        for b in xs:\n            c += (a * b) & 1\n    return c\n"
+                "def f(xs):\n    odd = sum(x & 1 for x in xs)\n    even = len(xs) - odd\n    c = 0\n"
+                "    for a in xs:\n        for b in xs:\n            c += odd if (a + b) % 2 == 0 else even\n    return c\n"
             ),
             "O(n^3)": (
                 "def f(xs):\n    c = 0\n    for a in xs:\n        for b in xs:\n            for d in xs:\n"
@@ -362,17 +357,3 @@ BENCHMARK: list[Case] = [
         "O(n)",
     ),
 ]
-
-
-def problem_of(case: Case) -> Problem:
-    """The service's Problem for a case, with its optimal solution as the reference."""
-    return Problem(
-        id=f"empirical-{case.id}",
-        mode="function",
-        entry_point=case.entry_point,
-        tests=[{"args": [1], "expected": None}],
-        reference=Reference(language="python", code=case.solutions[case.optimal]),
-        optimal_complexity=case.optimal,
-        input_generator=case.generator,
-        memory_limit_mb=1024,
-    )

@@ -1,0 +1,51 @@
+"""One benchmark problem: its generator and solutions whose class is known by construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge_service.schemas import Problem, Reference
+
+__all__ = ["Case", "problem_of"]
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    entry_point: str | None
+    """The function to call; None for a stdin problem (the whole program runs)."""
+    generator: str
+    solutions: dict[str, str]
+    """Ladder class -> Python solution of that class."""
+    optimal: str
+    cpp: dict[str, str] = field(default_factory=dict)
+    """Ladder class -> C++ solution of that class (stdin problems)."""
+
+    def pairs(self) -> list[tuple[str, str, str]]:
+        """(language, class, source) of every solution."""
+        return [("python", cls, code) for cls, code in self.solutions.items()] + [
+            ("cpp", cls, code) for cls, code in self.cpp.items()
+        ]
+
+
+def problem_of(case: Case) -> Problem:
+    """The service's Problem for a case, with its optimal solution as the reference."""
+    if case.optimal in case.solutions:
+        reference = Reference(language="python", code=case.solutions[case.optimal])
+    else:
+        reference = Reference(language="cpp", code=case.cpp[case.optimal])
+    common = {
+        "id": f"empirical-{case.id}",
+        "reference": reference,
+        "optimal_complexity": case.optimal,
+        "input_generator": case.generator,
+        "memory_limit_mb": 1024,
+    }
+    if case.entry_point is None:
+        return Problem(mode="stdin", tests=[{"input": "", "output": ""}], **common)
+    return Problem(
+        mode="function",
+        entry_point=case.entry_point,
+        tests=[{"args": [1], "expected": None}],
+        **common,
+    )
