@@ -152,7 +152,7 @@ def agent_header(
             "report_bytes": (
                 settings.report_bytes if limits.report_bytes is None else limits.report_bytes
             ),
-            "stack_bytes": memory_mb << 20,
+            "stack_bytes": stack_limit_bytes(memory_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
         "tests": [test.model_dump(exclude_none=True) for test in job.tests],
@@ -176,6 +176,18 @@ def agent_header(
         files += list(cached.artifacts)
     header["blob_files"] = [{"name": f.name, "size": len(f.content), "mode": f.mode} for f in files]
     return header, b"".join(f.content for f in files)
+
+
+def stack_limit_bytes(memory_mb: int) -> int:
+    """The stack rlimit for a run under ``memory_mb``: the memory limit less a margin.
+
+    Stack pages count towards the memory limit too, so a stack as large as the limit lets a
+    runaway recursion reach the memory cap first and read as MLE, by a race with the RSS
+    watcher. With the margin (an eighth, at least 8 MiB) the recursion hits the stack limit and
+    dies of SIGSEGV: a runtime error, as users expect of a stack overflow.
+    """
+    margin_mb = max(memory_mb // 8, 8)
+    return max(memory_mb - margin_mb, 8) << 20
 
 
 def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from judge_service.sandbox import _bundle, _jobs
 from judge_service.sandbox.cache import Artifact, CompileCache, CompiledProgram, compile_key
 from judge_service.sandbox.languages import LANGUAGES, java_class_name
@@ -57,6 +59,24 @@ def test_agent_header_uses_cached_artifacts_instead_of_compiling() -> None:
     header, blob = _jobs.agent_header(job, spec, Settings(), cached)
     assert "compile" not in header
     assert header["blob_files"] == [{"name": "main", "size": 3, "mode": 0o755}] and blob == b"ELF"
+
+
+@pytest.mark.parametrize("memory_mb", [8, 16, 64, 256, 1024])
+def test_stack_limit_leaves_room_below_the_memory_limit(memory_mb: int) -> None:
+    # A stack as large as the memory limit made a C stack overflow read as MLE, by a race
+    # with the RSS watcher; the margin makes it a SIGSEGV (RE).
+    stack = _jobs.stack_limit_bytes(memory_mb)
+    assert stack >= 8 << 20
+    if memory_mb > 16:
+        assert (memory_mb << 20) - stack >= max(memory_mb << 17, 8 << 20)
+    job = Job(
+        language="c",
+        code="int main(){}",
+        tests=[{"input": "", "output": ""}],
+        limits={"memory_limit_mb": memory_mb},
+    )
+    header, _ = _jobs.agent_header(job, _jobs.validate(job, Settings()), Settings(), None)
+    assert header["limits"]["stack_bytes"] == stack
 
 
 def test_job_result_reports_first_failure_and_pass_rate() -> None:
