@@ -195,3 +195,64 @@ def fit_all(points: Sequence[Point]) -> tuple[dict[str, ClassFit], dict[str, flo
     raw = {cls: math.exp(-(fit.bic - best) / 2) for cls, fit in fits.items()}
     total = sum(raw.values())
     return fits, {cls: value / total for cls, value in raw.items()}
+
+
+@dataclass(frozen=True)
+class ReferenceFit:
+    """The candidate's times fitted as ``a + b * t_ref(n)``: the reference's own measured
+    curve as one more model, beside the ladder's classes, on the same points (the sizes both
+    measured). When it has the lowest BIC, the candidate grows as the reference does."""
+
+    bic: float
+    best_class: str
+    best_class_bic: float
+    weight: float
+    """Its BIC weight among itself and the ladder's classes."""
+    points: int
+
+    @property
+    def same_growth(self) -> bool:
+        return self.bic < self.best_class_bic
+
+
+def fit_like_reference(
+    points: Sequence[Point], reference: Sequence[Point]
+) -> ReferenceFit | None:
+    """None when the reference does not grow, or fewer than four sizes are shared.
+
+    A reference whose time does not grow (O(1)) gives ``a + b * constant``, the O(1) model
+    with a spare parameter, which never wins: nothing to compare against.
+    """
+    timed = sorted((p.n, p.seconds) for p in reference if not p.censored and p.seconds > 0)
+    if len(timed) < 4 or timed[-1][1] < timed[0][1] * (1 + _MIN_RISE):
+        return None
+    low, high = timed[0][0], timed[-1][0]
+    shared = [p for p in points if low <= p.n <= high and p.seconds > 0]
+    whole = fit_all(shared)
+    if whole is None:
+        return None
+    fits, _ = whole
+    like = _fit_growth("reference", _interpolated(timed), shared, extra_parameters=0)
+    if like is None:
+        return None
+    best = min(fits.values(), key=lambda fit: fit.bic)
+    bics = [fit.bic for fit in fits.values()] + [like.bic]
+    floor = min(bics)
+    total = sum(math.exp(-(bic - floor) / 2) for bic in bics)
+    weight = math.exp(-(like.bic - floor) / 2) / total
+    return ReferenceFit(like.bic, best.cls, best.bic, weight, len(shared))
+
+
+def _interpolated(timed: list[tuple[float, float]]) -> Callable[[float], float]:
+    """Linear interpolation of log time on log n between the reference's measured sizes."""
+    logs = [(math.log(n), math.log(seconds)) for n, seconds in timed]
+
+    def at(n: float) -> float:
+        x = math.log(n)
+        for (x0, y0), (x1, y1) in zip(logs, logs[1:], strict=False):
+            if x <= x1:
+                share = (x - x0) / (x1 - x0) if x1 > x0 else 0.0
+                return math.exp(y0 + share * (y1 - y0))
+        return math.exp(logs[-1][1])
+
+    return at

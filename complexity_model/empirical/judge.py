@@ -13,6 +13,13 @@ accept several answers), the reference is measured once per problem version and 
 whose answer on a generated input differs from the reference's is ``unknown`` with that
 reason; so is one that crashes. :meth:`EmpiricalComplexityJudge.compare` returns both
 measurements (same inputs: the generator is seeded with n), which the plot draws.
+
+The reference is also a model of growth: the candidate's times are fitted as a fixed cost plus
+a multiple of the reference's measured curve (:func:`._fit.fit_like_reference`), beside the
+ladder's classes and on the same BIC. When that model wins, the candidate grows as the
+reference does and gets the problem's ``optimal_complexity`` (or the reference's measured
+class): the reference is the optimum, so a candidate that keeps pace with it is optimal even
+where the absolute fit misreads both (a hash table leaving the cache looks like n log n).
 """
 
 from __future__ import annotations
@@ -28,8 +35,14 @@ from complexity_model.empirical._driver import (
     parse_output,
     timing_program,
 )
-from complexity_model.empirical._fit import FitResult, Point, choose_class
-from complexity_model.ladder import UNKNOWN, ComplexityEstimate
+from complexity_model.empirical._fit import (
+    FitResult,
+    Point,
+    ReferenceFit,
+    choose_class,
+    fit_like_reference,
+)
+from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate, normalise_class
 
 if TYPE_CHECKING:
     from judge_service.sandbox.pool import SandboxPool
@@ -64,14 +77,24 @@ class Measurement:
     """Why the class is unknown (a crash, a wrong answer, too few sizes); empty otherwise."""
     digests: dict[int, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    relative: ReferenceFit | None = None
+    """The fit of these times to the reference's curve, when one was made."""
+    like_reference: str = ""
+    """The reference's class when these times grow as the reference's: it decides."""
 
     @property
     def predicted(self) -> str:
-        return UNKNOWN if self.reason else self.fit.predicted
+        if self.reason:
+            return UNKNOWN
+        return self.like_reference or self.fit.predicted
 
     @property
     def confidence(self) -> float:
-        return 0.0 if self.reason else self.fit.confidence
+        if self.reason:
+            return 0.0
+        if self.like_reference and self.relative is not None:
+            return self.relative.weight
+        return self.fit.confidence
 
     def evidence(self) -> dict[str, Any]:
         return {
@@ -81,12 +104,15 @@ class Measurement:
             "bic": {cls: round(fit.bic, 2) for cls, fit in self.fit.fits.items()},
             "bic_weights": {cls: round(w, 4) for cls, w in self.fit.weights.items()},
             "range_classes": list(self.fit.range_classes),
+            **({"own_class": self.fit.predicted} if self.like_reference else {}),
+            **({"relative_to_reference": _relative_evidence(self.relative)}
+               if self.relative is not None else {}),
             **({"reason": self.reason} if self.reason else {}),
             **({"notes": self.notes} if self.notes else {}),
         }
 
     def failed(self, reason: str) -> Measurement:
-        return Measurement(self.points, self.fit, reason, self.digests, self.notes)
+        return replace(self, reason=reason)
 
 
 class EmpiricalComplexityJudge:
@@ -104,6 +130,7 @@ class EmpiricalComplexityJudge:
         repeats: int = 3,
         min_sample_s: float = 0.001,
         check_answers: bool = True,
+        compare_growth: bool = True,
         engine_max_n: int = 1 << 30,
         extend_to: int = 1 << 30,
     ) -> None:
@@ -116,6 +143,7 @@ class EmpiricalComplexityJudge:
         self.repeats = repeats
         self.min_sample_s = min_sample_s
         self.check_answers = check_answers
+        self.compare_growth = compare_growth
         self.extend_to = extend_to
         self.engine = EngineSettings(sizes=geometric_sizes(engine_max_n, 2, 24))
         self._inputs = InputCache()
@@ -129,12 +157,18 @@ class EmpiricalComplexityJudge:
         if reason:
             return ComplexityEstimate(UNKNOWN, 0.0, self.method, {"reason": reason})
         assert problem is not None
-        measured = self.measure(code, language, problem)
-        if self.check_answers and not measured.reason:
-            measured = self._checked_against_reference(measured, problem)
+        measured = self.measure_checked(code, language, problem)
         return ComplexityEstimate(
             measured.predicted, measured.confidence, self.method, measured.evidence()
         )
+
+    def measure_checked(self, code: str, language: str, problem: Problem) -> Measurement:
+        """What :meth:`estimate` reports, as a measurement (to plot): answers checked and
+        growth compared with the reference's."""
+        measured = self.measure(code, language, problem)
+        if not measured.reason:
+            measured = self._against_reference(measured, problem)
+        return measured
 
     def compare(self, code: str, language: str, problem: Problem) -> dict[str, Any]:
         """The candidate and the reference measured on the same inputs, each with its class."""
@@ -149,7 +183,7 @@ class EmpiricalComplexityJudge:
         candidate = self.measure(code, language, problem)
         reference = self.reference(problem)
         if not candidate.reason and not reference.reason:
-            candidate = _against(candidate, reference)
+            candidate = _growth_against(_against(candidate, reference), reference, problem)
         return {"candidate": candidate, "reference": reference}
 
     def reference(self, problem: Problem, answers_only: bool = False) -> Measurement:
@@ -252,16 +286,21 @@ class EmpiricalComplexityJudge:
         )
         return output, f"{len(inputs)} inputs generated"
 
-    def _checked_against_reference(self, measured: Measurement, problem: Problem) -> Measurement:
+    def _against_reference(self, measured: Measurement, problem: Problem) -> Measurement:
         if problem.reference is None or _unsupported(problem.reference.language, problem):
             return measured
-        if problem.checker.kind.value == "custom":
+        # A custom checker may accept several answers: they cannot be compared.
+        check = self.check_answers and problem.checker.kind.value != "custom"
+        if not check and not self.compare_growth:
             return measured
-        reference = self.reference(problem, answers_only=True)
+        # Only the answers are needed without the growth comparison: one run per size.
+        reference = self.reference(problem, answers_only=not self.compare_growth)
         if reference.reason:
-            notes = [*measured.notes, f"answers not checked: the reference {reference.reason}"]
-            return Measurement(measured.points, measured.fit, "", measured.digests, notes)
-        return _against(measured, reference)
+            note = f"not compared with the reference: the reference {reference.reason}"
+            return replace(measured, notes=[*measured.notes, note])
+        if check:
+            measured = _against(measured, reference)
+        return _growth_against(measured, reference, problem) if self.compare_growth else measured
 
 
 def _against(candidate: Measurement, reference: Measurement) -> Measurement:
@@ -272,6 +311,35 @@ def _against(candidate: Measurement, reference: Measurement) -> Measurement:
                 f"wrong answer at n = {n}: it differs from the reference's on the same input"
             )
     return candidate
+
+
+def _growth_against(
+    candidate: Measurement, reference: Measurement, problem: Problem
+) -> Measurement:
+    """The candidate with its growth fitted to the reference's; the reference's class when
+    that fit wins."""
+    if candidate.reason or reference.reason:
+        return candidate
+    relative = fit_like_reference(candidate.points, reference.points)
+    if relative is None:
+        return candidate
+    like = ""
+    if relative.same_growth:
+        declared = normalise_class(problem.optimal_complexity or "")
+        like = declared if declared in LADDER else reference.predicted
+        like = "" if like == UNKNOWN else like
+    return replace(candidate, relative=relative, like_reference=like)
+
+
+def _relative_evidence(relative: ReferenceFit) -> dict[str, Any]:
+    return {
+        "same_growth": relative.same_growth,
+        "bic": round(relative.bic, 2),
+        "best_class": relative.best_class,
+        "best_class_bic": round(relative.best_class_bic, 2),
+        "weight": round(relative.weight, 4),
+        "sizes": relative.points,
+    }
 
 
 def _unsupported(language: str, problem: Problem | None) -> str:

@@ -23,7 +23,13 @@ from complexity_model.empirical._driver import (
     timing_program,
 )
 from complexity_model.empirical._engine import EngineSettings, _next_chunk
-from complexity_model.empirical.judge import Measurement, _against, geometric_sizes
+from complexity_model.empirical._fit import fit_like_reference
+from complexity_model.empirical.judge import (
+    Measurement,
+    _against,
+    _growth_against,
+    geometric_sizes,
+)
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from judge_service.sandbox.pool import SandboxPool
@@ -158,6 +164,54 @@ def test_an_answer_that_differs_from_the_reference_makes_the_class_unknown() -> 
     assert (checked.predicted, checked.confidence) == ("unknown", 0.0)
     assert checked.reason.startswith("wrong answer at n = 2")
     assert checked.evidence()["reason"] == checked.reason
+
+
+def _timed(curve: Callable[[float], float], scale: float, seed: int) -> list[Point]:
+    noise = random.Random(seed)
+    return [
+        Point(n, scale * curve(n) * (1 + 0.03 * noise.random()))
+        for n in geometric_sizes(1 << 18)
+    ]
+
+
+def _hash_table(n: float) -> float:
+    """O(n) work whose cost per element rises as the table leaves the caches."""
+    return 2e-7 + 5e-8 * n * (1 + 0.35 * math.log2(n))
+
+
+def test_a_candidate_that_keeps_pace_with_the_reference_gets_the_optimal_class() -> None:
+    problem = problem_of(BENCHMARK[0]).model_copy(update={"optimal_complexity": "O(n)"})
+    reference_points = _timed(_hash_table, 1.0, seed=1)
+    reference = Measurement(reference_points, choose_class(reference_points))
+    candidate_points = _timed(_hash_table, 2.5, seed=2)  # another O(n) program, slower
+    candidate = Measurement(candidate_points, choose_class(candidate_points))
+    assert candidate.fit.predicted == "O(n log n)"  # the absolute fit misreads it
+    judged = _growth_against(candidate, reference, problem)
+    assert judged.relative is not None and judged.relative.same_growth
+    assert (judged.predicted, judged.like_reference) == ("O(n)", "O(n)")
+    assert 0.5 < judged.confidence <= 1.0
+    evidence = judged.evidence()
+    assert evidence["own_class"] == "O(n log n)"
+    assert evidence["relative_to_reference"]["same_growth"] is True
+
+
+def test_a_candidate_a_log_factor_slower_keeps_its_own_class() -> None:
+    problem = problem_of(BENCHMARK[0]).model_copy(update={"optimal_complexity": "O(n)"})
+    reference_points = _timed(_hash_table, 1.0, seed=1)
+    reference = Measurement(reference_points, choose_class(reference_points))
+    candidate_points = _timed(lambda n: _hash_table(n) * math.log2(n + 1), 1.0, seed=3)
+    candidate = Measurement(candidate_points, choose_class(candidate_points))
+    judged = _growth_against(candidate, reference, problem)
+    assert judged.relative is not None and not judged.relative.same_growth
+    assert judged.like_reference == "" and judged.predicted == candidate.fit.predicted
+    assert judged.predicted in {"O(n log n)", "O(n^2)"}
+    assert judged.evidence()["relative_to_reference"]["same_growth"] is False
+
+
+def test_a_reference_that_does_not_grow_is_no_model_of_growth() -> None:
+    flat = [Point(n, 1e-6) for n in geometric_sizes(1 << 10)]
+    assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat) is None
+    assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat[:3]) is None
 
 
 def test_engine_chunks_stop_at_one_probe_past_the_cap() -> None:

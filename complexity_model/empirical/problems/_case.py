@@ -20,6 +20,10 @@ class Case:
     optimal: str
     cpp: dict[str, str] = field(default_factory=dict)
     """Ladder class -> C++ solution of that class (stdin problems)."""
+    reference: str = ""
+    """Another Python solution of the optimal class, used as the problem's reference, so that
+    the benchmark's optimal solution is judged against a different program; empty: the
+    optimal solution is the reference."""
 
     def pairs(self) -> list[tuple[str, str, str]]:
         """(language, class, source) of every solution."""
@@ -29,8 +33,10 @@ class Case:
 
 
 def problem_of(case: Case) -> Problem:
-    """The service's Problem for a case, with its optimal solution as the reference."""
-    if case.optimal in case.solutions:
+    """The service's Problem for a case, with its reference (or optimal) solution."""
+    if case.reference:
+        reference = Reference(language="python", code=case.reference)
+    elif case.optimal in case.solutions:
         reference = Reference(language="python", code=case.solutions[case.optimal])
     else:
         reference = Reference(language="cpp", code=case.cpp[case.optimal])

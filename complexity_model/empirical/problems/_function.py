@@ -112,6 +112,24 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n log n)",
+        reference=(
+            'def f(xs):\n'
+            '    ranks = {v: i + 1 for i, v in enumerate(sorted(set(xs)))}\n'
+            '    tree = [0] * (len(ranks) + 1)\n'
+            '    c = 0\n'
+            '    for k, x in enumerate(xs):\n'
+            '        s = 0\n'
+            '        i = r = ranks[x]\n'
+            '        while i:\n'
+            '            s += tree[i]\n'
+            '            i -= i & -i\n'
+            '        c += k - s\n'
+            '        i = r\n'
+            '        while i < len(tree):\n'
+            '            tree[i] += 1\n'
+            '            i += i & -i\n'
+            '    return c\n'
+        ),
     ),
     Case(
         "pair-with-sum",
@@ -128,6 +146,15 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n)",
+        reference=(
+            'def f(xs):\n'
+            '    index = {}\n'
+            '    for i, x in enumerate(xs):\n'
+            '        if -7 - x in index:\n'
+            '            return True\n'
+            '        index[x] = i\n'
+            '    return False\n'
+        ),
     ),
     Case(
         "zero-triples",
@@ -178,6 +205,11 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n)",
+        reference=(
+            'import itertools\n'
+            'def f(xs):\n'
+            '    return list(itertools.accumulate(xs))[-1] if xs else 0\n'
+        ),
     ),
     Case(
         "distinct-count",
@@ -195,6 +227,10 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n)",
+        reference=(
+            'def f(xs):\n'
+            '    return len(dict.fromkeys(xs))\n'
+        ),
     ),
     Case(
         "sort-numbers",
@@ -216,6 +252,11 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n log n)",
+        reference=(
+            'def f(xs):\n'
+            '    a = sorted(xs)\n'
+            '    return a[len(a) // 2] if a else 0\n'
+        ),
     ),
     Case(
         "longest-increasing",
@@ -296,6 +337,14 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n)",
+        reference=(
+            'def f(n):\n'
+            '    total, bits = 0, [0] * (n + 1)\n'
+            '    for i in range(1, n):\n'
+            '        bits[i] = bits[i & (i - 1)] + 1\n'
+            '        total += bits[i]\n'
+            '    return total\n'
+        ),
     ),
     Case(
         "close-pairs",
