@@ -56,7 +56,7 @@ class _PythonLowering:
             for name, defs in self.facts.functions.items()
             if name not in PYTHON_READS and name not in PYTHON_WRITES
         }
-        self.constructors = _constructors(tree)
+        self.constructors = self.facts.constructors
         self.midpoints: set[str] = set()
         self.enclosing_assigned: list[frozenset[str]] = []
         self.enclosing_rebound: list[frozenset[str]] = []
@@ -489,14 +489,4 @@ def _midpoints(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     for node in ast.walk(definition):
         if isinstance(node, ast.Assign) and _is_midpoint(node.value):
             found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return found
-
-
-def _constructors(tree: ast.Module) -> dict[str, ast.FunctionDef]:
-    found: dict[str, ast.FunctionDef] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-                    found[node.name] = item
     return found

@@ -82,6 +82,8 @@ class PythonFacts:
     kinds: dict[str, str] = field(default_factory=dict)
     adjacency: set[str] = field(default_factory=set)
     functions: dict[str, list[_Definition]] = field(default_factory=dict)
+    constructors: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    """Class name -> its ``__init__``: calling the class runs it."""
     classes: set[str] = field(default_factory=set)
     filled: set[str] = field(default_factory=set)
     # Names bound exactly once, to this value: their size is the value's size.
@@ -98,6 +100,9 @@ class PythonFacts:
                     assigned.setdefault(arg.arg, []).append(None)
             elif isinstance(node, ast.ClassDef):
                 facts.classes.add(node.name)
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                        facts.constructors[node.name] = item
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     facts._bind(target, node.value, assigned)

@@ -74,9 +74,11 @@ def lower_tree_sitter(source: str, language: str) -> Program:
     tree = _parser(language).parse(source.encode("utf-8", "replace"))
     root = tree.root_node
     if root.has_error or not root.named_children:
-        errors = sum(1 for node in walk(root) if node.type == "ERROR" or node.is_missing)
-        statements = sum(1 for node in walk(root) if node.type.endswith(("statement",
-                                                                        "declaration")))
+        errors = statements = 0
+        for node in walk(root):
+            kind = node.type
+            errors += kind == "ERROR" or node.is_missing
+            statements += kind.endswith(("statement", "declaration"))
         if statements == 0 or errors > max(2, statements // 10):
             raise ValueError(f"{errors} syntax errors in {statements} statements")
     return _TreeLowering(root, source, language).program()

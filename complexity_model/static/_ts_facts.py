@@ -28,14 +28,26 @@ def text(node: Node | None) -> str:
 
 
 def walk(node: Node, skip: frozenset[str] = frozenset()) -> Iterator[Node]:
-    """Every named node under ``node`` (itself included), not entering ``skip`` types below it."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for child in reversed(current.named_children):
-            if child.type not in skip:
-                stack.append(child)
+    """Every named node under ``node`` (itself included) in document order, leaving out the
+    nodes of ``skip`` types below it and what they hold."""
+    yield node
+    # A tree cursor makes no list of children per node: this walk is a third of the analyser.
+    cursor = node.walk()
+    if not cursor.goto_first_child():
+        return
+    depth = 1
+    while True:
+        current = cursor.node
+        if current is not None and current.is_named and current.type not in skip:
+            yield current
+            if cursor.goto_first_child():
+                depth += 1
+                continue
+        while not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+            if depth == 0:
+                return
 
 
 def operator(node: Node) -> str:
@@ -197,6 +209,14 @@ def _binary(op: str, left: float, right: float) -> float | None:
         return None
     return None
 
+# The node types TreeFacts._visit reads; most nodes are none of them.
+_FACT_KINDS = CLASS_TYPES | FUNCTION_TYPES | {
+    "variable_declarator", "init_declarator", "declaration", "field_declaration",
+    "parameter_declaration", "formal_parameter", "local_variable_declaration",
+    "assignment_expression", "update_expression", "method_invocation", "call_expression",
+    "enhanced_for_statement", "for_range_loop",
+}
+
 
 @dataclass
 class TreeFacts:
@@ -214,7 +234,9 @@ class TreeFacts:
         facts = cls()
         assigned: dict[str, list[Node | None]] = {}
         for node in walk(root):
-            facts._visit(node, assigned)
+            kind = node.type
+            if kind in _FACT_KINDS:
+                facts._visit(node, kind, assigned)
         for name, value in _CPP_DEFINE.findall(source):
             number = _number(value)
             if number is not None:
@@ -231,8 +253,7 @@ class TreeFacts:
                 facts.single_values[name] = values[0]
         return facts
 
-    def _visit(self, node: Node, assigned: dict[str, list[Node | None]]) -> None:
-        kind = node.type
+    def _visit(self, node: Node, kind: str, assigned: dict[str, list[Node | None]]) -> None:
         if kind in CLASS_TYPES:
             name = text(node.child_by_field_name("name"))
             self.classes.add(name)
