@@ -48,6 +48,8 @@ def agent_bundle() -> bytes:
         [
             "judge_service.sandbox.agent.checkers",
             "judge_service.sandbox.agent.helpers",
+            "judge_service.sandbox.agent.procfs",
+            "judge_service.sandbox.agent.workdir",
             AGENT_MODULE,
         ]
     )

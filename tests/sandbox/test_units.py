@@ -122,4 +122,9 @@ def test_boot_loader_builds_packages_and_runs_main() -> None:
 def test_agent_bundle_contains_every_agent_module() -> None:
     names = [name for name, _ in json.loads(_bundle.agent_bundle())["modules"]]
     assert names[-1] == _bundle.AGENT_MODULE
-    assert "judge_service.sandbox.agent.checkers" in names
+    on_disk = {
+        f"judge_service.sandbox.agent.{path.stem}"
+        for path in _bundle.AGENT_DIR.glob("*.py")
+        if f"judge_service.sandbox.agent.{path.stem}" != _bundle.ZYGOTE_MODULE
+    }
+    assert set(names) == on_disk and len(names) == len(on_disk)

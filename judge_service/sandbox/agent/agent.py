@@ -1,10 +1,10 @@
 """The judging agent: PID 1 of every sandbox container.
 
-The host sends this module's source over the container's stdin at start (it is never on the
-container's disk, so user code cannot read it), then one frame per job. For each job the agent
-writes the files, compiles once, runs every test with its limits, checks the output against the
-expected output (which never leaves this process, and this process is not dumpable), resets the
-sandbox and answers with one frame.
+The host sends this module's source, with the sibling modules it imports, over the
+container's stdin at start (it is never on the container's disk, so user code cannot read it),
+then one frame per job. For each job the agent writes the files, compiles once, runs every
+test with its limits, checks the output against the expected output (which never leaves this
+process, and this process is not dumpable), resets the sandbox and answers with one frame.
 
 Why PID 1: the kernel does not deliver SIGKILL or SIGSTOP sent from inside the container to its
 init, so user code cannot kill the judge; and every orphan is re-parented here for reaping.
@@ -16,22 +16,17 @@ described by the header's ``blob_files``). Standard library only.
 from __future__ import annotations
 
 import ctypes
-import fcntl
-import fnmatch
 import json
 import os
-import resource
 import select
-import shutil
 import signal
-import stat
 import struct
 import sys
 import time
 import traceback
 from typing import Any
 
-from judge_service.sandbox.agent import checkers
+from judge_service.sandbox.agent import checkers, procfs, workdir
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -43,14 +38,10 @@ from judge_service.sandbox.agent.helpers import (
 FRAME_HEADER = struct.Struct(">II")
 PR_SET_DUMPABLE = 4
 IPC_RMID = 0
-PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SPAWNER = "/opt/judge/spawner"
 SCRATCH_DIRS = ("/work", "/tmp", "/dev/shm", "/dev/mqueue")
 KILL_GRACE_S = 2.0
-PSS_MAX_PROCESSES = 16
 HELPER_LOST = "the program killed the judge's helper process"
-MAX_COPY_OUT_BYTES = 64 << 20
 RESULT_LIMIT = 1 << 20
 
 
@@ -130,8 +121,8 @@ class Agent:
         self.libc = libc
         self.spawner = Helper("spawner", [SPAWNER])
         self.zygote: Helper | None = None
-        self.limits = _limits_of(0)
-        self.scheduling = _scheduling_of(0)
+        self.limits = procfs.limits_of(0)
+        self.scheduling = procfs.scheduling_of(0)
         self.tainted = ""
         if init.get("zygote_bundle"):
             self.zygote = Helper(
@@ -152,16 +143,18 @@ class Agent:
         reply: dict[str, Any] = {"op": "result", "compile": None, "tests": []}
         reply_blob = b""
         try:
-            _unpack_files(job.get("blob_files", []), blob)
+            workdir.unpack_files(job.get("blob_files", []), blob)
             if job.get("source_name"):
-                _write_file(job["source_name"], job["source"].encode(), 0o644)
+                workdir.write_file(job["source_name"], job["source"].encode(), 0o644)
             compiled = self._compile(job, reply) if job.get("compile") else True
             if compiled:
                 self._run_tests(job, reply)
             if job.get("return_artifacts") and compiled:
-                reply["artifacts"], reply_blob = _copy_out(job["compile"]["artifacts"], glob=True)
+                reply["artifacts"], reply_blob = workdir.copy_out(
+                    job["compile"]["artifacts"], glob=True
+                )
             if job.get("fetch_files"):
-                reply["fetched"], fetched_blob = _copy_out(job["fetch_files"], glob=False)
+                reply["fetched"], fetched_blob = workdir.copy_out(job["fetch_files"], glob=False)
                 reply["fetched_offset"] = len(reply_blob)
                 reply_blob += fetched_blob
         finally:
@@ -171,11 +164,15 @@ class Agent:
     def _compile(self, job: dict[str, Any], reply: dict[str, Any]) -> bool:
         spec = job["compile"]
         limits = spec["limits"]
-        output = _memfd("compile-output")
+        output = workdir.memfd("compile-output")
         watch = self._spawn_and_watch(
-            spec["argv"], spec["env"], [_memfd("empty"), output, output], limits, cap_fds=[output]
+            spec["argv"],
+            spec["env"],
+            [workdir.memfd("empty"), output, output],
+            limits,
+            cap_fds=[output],
         )
-        text = _read_memfd(output, limits["output_bytes"])
+        text = workdir.read_memfd(output, limits["output_bytes"])
         os.close(output)
         self._kill_stragglers()
         failed = watch.killed_for or watch.status != 0
@@ -191,12 +188,12 @@ class Agent:
             "output": message[-limits["output_bytes"] :],
             "cpu_ms": round(watch.cpu_ms, 3),
             "wall_ms": round(watch.wall_ms, 3),
-            "exit_code": _exit_code(watch.status),
+            "exit_code": procfs.exit_code(watch.status),
         }
         return not failed
 
     def _run_tests(self, job: dict[str, Any], reply: dict[str, Any]) -> None:
-        source_fd = _memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
+        source_fd = workdir.memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
         try:
             for test in job["tests"]:
                 result = self._run_one(job, test, source_fd)
@@ -233,9 +230,13 @@ class Agent:
             stdin_data, tests_data = b"", json.dumps(call).encode()
         else:
             stdin_data, tests_data = b"", test["code"].encode()
-        stdout, stderr, result = _memfd("stdout"), _memfd("stderr"), _memfd("result")
-        stdin = _memfd("stdin", stdin_data)
-        tests_fd = _memfd("tests", tests_data)
+        stdout, stderr, result = (
+            workdir.memfd("stdout"),
+            workdir.memfd("stderr"),
+            workdir.memfd("result"),
+        )
+        stdin = workdir.memfd("stdin", stdin_data)
+        tests_fd = workdir.memfd("tests", tests_data)
         try:
             if job.get("use_zygote"):
                 watch = self._zygote_run(
@@ -247,7 +248,7 @@ class Agent:
             else:
                 fds = [stdin, stdout, stderr]
                 if mode != "stdin":
-                    fds += [result, _memfd("token", token.encode()), tests_fd]
+                    fds += [result, workdir.memfd("token", token.encode()), tests_fd]
                 try:
                     watch = self._spawn_and_watch(
                         job["run"]["argv"], job["run"]["env"], fds, limits, [stdout, stderr]
@@ -256,9 +257,9 @@ class Agent:
                     for fd in fds[4:5]:  # the token, created only for harness modes
                         os.close(fd)
             self._kill_stragglers()
-            out = _read_memfd(stdout, limits["output_bytes"] + 1)
-            err = _read_memfd(stderr, limits["output_bytes"] + 1)
-            harness = _read_memfd(result, RESULT_LIMIT)
+            out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
+            err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
+            harness = workdir.read_memfd(result, RESULT_LIMIT)
             verdict = self._verdict(job, test, watch, out, err, harness, token, stdin_data)
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
@@ -268,8 +269,8 @@ class Agent:
             time_ms=round(watch.cpu_ms, 3),
             wall_ms=round(watch.wall_ms, 3),
             memory_kb=watch.peak_kb,
-            exit_code=_exit_code(watch.status),
-            signal=_signal_of(watch.status),
+            exit_code=procfs.exit_code(watch.status),
+            signal=procfs.signal_of(watch.status),
             stdout=_display(out[:report]),
             stderr=_display(err[:report]),
         )
@@ -287,7 +288,7 @@ class Agent:
         stdin_data: bytes,
     ) -> dict[str, Any]:
         limits = job["limits"]
-        signal_number = _signal_of(watch.status)
+        signal_number = procfs.signal_of(watch.status)
         memory_limit_kb = limits["memory_kb"]
         if watch.lost:
             return {"verdict": "RE", "message": watch.lost}
@@ -324,7 +325,7 @@ class Agent:
             how = (
                 f"signal {signal_number}"
                 if signal_number
-                else f"exit code {_exit_code(watch.status)}"
+                else f"exit code {procfs.exit_code(watch.status)}"
             )
             return {
                 "verdict": "RE",
@@ -361,18 +362,21 @@ class Agent:
         if checker["kind"] != "custom":
             accepted, message = checkers.check_output(checker["kind"], out, expected, checker)
             return {"verdict": "AC" if accepted else "WA", "message": message}
-        fds = [_memfd("empty"), _memfd("checker-out"), _memfd("checker-err")]
-        fds += [_memfd("checker", checker["source"].encode()), _memfd("input", stdin_data)]
-        fds += [_memfd("expected", expected), _memfd("actual", out)]
+        fds = [workdir.memfd("empty"), workdir.memfd("checker-out"), workdir.memfd("checker-err")]
+        fds += [
+            workdir.memfd("checker", checker["source"].encode()),
+            workdir.memfd("input", stdin_data),
+        ]
+        fds += [workdir.memfd("expected", expected), workdir.memfd("actual", out)]
         try:
             watch = self._spawn_and_watch(checker["argv"], checker["env"], fds, checker["limits"])
             self._kill_stragglers()
-            printed = _read_memfd(fds[1], 4096) + _read_memfd(fds[2], 4096)
+            printed = workdir.read_memfd(fds[1], 4096) + workdir.read_memfd(fds[2], 4096)
         finally:
             for fd in fds:
                 os.close(fd)
         text = _display(printed).strip()
-        code = _exit_code(watch.status)
+        code = procfs.exit_code(watch.status)
         if not watch.killed_for and code in (0, 1, 2):
             return {"verdict": "AC" if code == 0 else "WA", "message": text}
         return {
@@ -431,7 +435,7 @@ class Agent:
         watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds)
         report = helper.receive(timeout=KILL_GRACE_S * 2)
         if report is None or report.get("op") != "exit":
-            _kill(pid)
+            procfs.kill(pid)
             helper.stop()
             watch.lost = HELPER_LOST
             return watch
@@ -460,12 +464,12 @@ class Agent:
             if now >= wall_deadline:
                 watch.killed_for = "wall"
             if now >= cpu_check_at:
-                used = _usage(self._job_pids())[1]
+                used = procfs.usage(self._job_pids())[1]
                 if used >= cpu_limit_s:
                     watch.killed_for = watch.killed_for or "cpu"
                 cpu_check_at = now + max(cpu_limit_s - used, 0.005)
             if now >= next_poll:
-                rss = _memory_kb(self._job_pids(), memory_limit_kb)
+                rss = procfs.memory_kb(self._job_pids(), memory_limit_kb)
                 watch.peak_kb = max(watch.peak_kb, rss)
                 if rss > memory_limit_kb:
                     watch.killed_for = watch.killed_for or "memory"
@@ -474,20 +478,20 @@ class Agent:
                 poll_interval = min(poll_interval * 2, 0.02)
                 next_poll = now + poll_interval
             if watch.killed_for:
-                _kill(pid)
+                procfs.kill(pid)
                 select.select([wait_fd], [], [], KILL_GRACE_S)
                 break
         watch.wall_ms = (time.monotonic() - started) * 1000.0
         # Children the program left running (or unreaped) count too: sampled before they die.
         others = [other for other in self._job_pids() if other != pid]
-        watch.peak_kb = max(watch.peak_kb, _memory_kb(others, memory_limit_kb))
-        cpu_s = _usage(others)[1]
+        watch.peak_kb = max(watch.peak_kb, procfs.memory_kb(others, memory_limit_kb))
+        cpu_s = procfs.usage(others)[1]
         watch.orphan_cpu_ms = cpu_s * 1000.0
         return watch
 
     def _job_pids(self) -> list[int]:
         keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
-        return [pid for pid in _all_pids() if pid not in keep]
+        return [pid for pid in procfs.all_pids() if pid not in keep]
 
     def _repair_after_test(self) -> str:
         """Undo what a test could do to the judge's own processes; '' when nothing was wrong.
@@ -500,11 +504,11 @@ class Agent:
         for helper in self._helpers():
             if helper.pid and (
                 process_state(helper.pid) not in ("S", "R")
-                or _limits_of(helper.pid) != self.limits
-                or _scheduling_of(helper.pid) != self.scheduling
+                or procfs.limits_of(helper.pid) != self.limits
+                or procfs.scheduling_of(helper.pid) != self.scheduling
             ):
                 helper.stop()
-        if _limits_of(0) != self.limits:
+        if procfs.limits_of(0) != self.limits:
             self.tainted = "resource limits of the judge were changed"
         elif not self._restore_scheduling():
             self.tainted = "the judge's scheduling priority or CPU affinity was changed"
@@ -517,7 +521,7 @@ class Agent:
         An affinity is restored; a raised nice value is not (lowering it needs CAP_SYS_NICE or
         an RLIMIT_NICE, which sandboxes lack): False then, and the sandbox is destroyed.
         """
-        if self.scheduling is None or _scheduling_of(0) == self.scheduling:
+        if self.scheduling is None or procfs.scheduling_of(0) == self.scheduling:
             return True
         nice, cpus = self.scheduling
         try:
@@ -525,15 +529,15 @@ class Agent:
             os.sched_setaffinity(0, cpus)
         except OSError:
             return False
-        return _scheduling_of(0) == self.scheduling
+        return procfs.scheduling_of(0) == self.scheduling
 
     def _kill_stragglers(self) -> None:
         """Kill every process but this agent and its helpers; reap what is left."""
         for _ in range(100):
             keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
-            others = [pid for pid in _all_pids() if pid not in keep]
+            others = [pid for pid in procfs.all_pids() if pid not in keep]
             for pid in others:
-                _kill(pid)
+                procfs.kill(pid)
             self._reap()
             if not others:
                 return
@@ -566,7 +570,7 @@ class Agent:
         for directory in SCRATCH_DIRS:
             if os.path.isdir(directory):
                 try:
-                    _wipe(directory)
+                    workdir.wipe(directory)
                 except RecursionError:
                     self._remove_with_rm(directory)
                 if os.listdir(directory):
@@ -586,7 +590,7 @@ class Agent:
                 except HelperError as error:
                     problems.append(str(error))
         keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
-        leftover = [pid for pid in _all_pids() if pid not in keep]
+        leftover = [pid for pid in procfs.all_pids() if pid not in keep]
         if leftover:
             problems.append(f"processes survived the reset: {leftover}")
         return "; ".join(problems)
@@ -600,12 +604,12 @@ class Agent:
             "memory_kb": 256 << 10,
             "output_bytes": 1 << 16,
         }
-        output = _memfd("rm-output")
+        output = workdir.memfd("rm-output")
         try:
             self._spawn_and_watch(
                 ["/bin/rm", "-rf", "--", *names],
                 {"PATH": "/usr/bin:/bin"},
-                [_memfd("empty"), output, output],
+                [workdir.memfd("empty"), output, output],
                 limits,
             )
         finally:
@@ -642,29 +646,6 @@ def _rlimits(limits: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def _memfd(name: str, data: bytes = b"") -> int:
-    # Kept above the low numbers a child's streams are installed at.
-    created = os.memfd_create(name, os.MFD_CLOEXEC)
-    fd = fcntl.fcntl(created, fcntl.F_DUPFD_CLOEXEC, 100)
-    os.close(created)
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _read_memfd(fd: int, limit: int) -> bytes:
-    chunks, offset = [], 0
-    while offset < limit:
-        chunk = os.pread(fd, min(1 << 20, limit - offset), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
-
-
 def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:
     marker = token.encode() + b"\n"
     if not data.startswith(marker):
@@ -678,199 +659,3 @@ def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:
 
 def _display(data: bytes) -> str:
     return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
-
-
-def _exit_code(status: int) -> int | None:
-    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-
-
-def _signal_of(status: int) -> int | None:
-    return os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-
-
-# The limits whose lowering would break the agent or a helper mid-job.
-_WATCHED_LIMITS = [
-    resource.RLIMIT_CPU,
-    resource.RLIMIT_FSIZE,
-    resource.RLIMIT_NOFILE,
-    resource.RLIMIT_AS,
-    resource.RLIMIT_DATA,
-    resource.RLIMIT_STACK,
-    resource.RLIMIT_NPROC,
-    resource.RLIMIT_MEMLOCK,
-]
-
-
-def _limits_of(pid: int) -> list[tuple[int, int]]:
-    try:
-        return [resource.prlimit(pid, limit) for limit in _WATCHED_LIMITS]
-    except OSError:
-        return []
-
-
-def _scheduling_of(pid: int) -> tuple[int, frozenset[int]] | None:
-    try:
-        return os.getpriority(os.PRIO_PROCESS, pid), frozenset(os.sched_getaffinity(pid))
-    except OSError:
-        return None
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _all_pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-
-
-def _memory_kb(pids: list[int], limit_kb: int) -> int:
-    """Memory of the processes: RSS, or when that exceeds the limit, PSS (forked processes
-    share pages, which RSS counts once per process)."""
-    rss_kb = _usage(pids)[0]
-    if rss_kb <= limit_kb or len(pids) < 2:
-        return rss_kb
-    if len(pids) > PSS_MAX_PROCESSES:
-        # A swarm (fork bomb): reading every smaps stalls on their forks; take the largest
-        # process and leave the rest to the pids limit and the container's memory cap.
-        return max(_usage([pid])[0] for pid in pids)
-    pss_kb = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as handle:
-                for line in handle:
-                    if line.startswith("Pss:"):
-                        pss_kb += int(line.split()[1])
-                        break
-        except (OSError, ValueError, IndexError):
-            continue
-    return pss_kb
-
-
-def _usage(pids: list[int]) -> tuple[int, float]:
-    """Resident KB and CPU seconds (user + system, threads included) summed over ``pids``."""
-    rss_kb, cpu_s = 0, 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        cpu_s += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-        rss_kb += int(fields[21]) * PAGE_KB
-    return rss_kb, cpu_s
-
-
-def _safe_path(name: str) -> str:
-    parts = [part for part in name.split("/") if part not in ("", ".")]
-    if not parts or ".." in parts:
-        raise ValueError(f"unsafe path {name!r}")
-    return "/".join(parts)
-
-
-def _write_file(name: str, data: bytes, mode: int) -> None:
-    path = _safe_path(name)
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(os.path.join("/work", directory), exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-    fd = os.open(os.path.join("/work", path), flags, mode)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
-
-
-def _unpack_files(entries: list[dict[str, Any]], blob: bytes) -> None:
-    offset = 0
-    for entry in entries:
-        _write_file(entry["name"], blob[offset : offset + entry["size"]], entry.get("mode", 0o644))
-        offset += entry["size"]
-
-
-def _open_no_follow(path: str) -> int:
-    """Open /work/<path> read-only without following a symlink in any component."""
-    parts = _safe_path(path).split("/")
-    directory = os.open("/work", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    try:
-        for part in parts[:-1]:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
-            os.close(directory)
-            directory = inner
-        return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    finally:
-        os.close(directory)
-
-
-def _copy_out(patterns: list[str], glob: bool) -> tuple[list[dict[str, Any]], bytes]:
-    """Copy regular files only (no symlinks, FIFOs or devices), within a total size cap."""
-    names = patterns
-    if glob:
-        names = sorted(
-            n for n in os.listdir("/work") if any(fnmatch.fnmatch(n, p) for p in patterns)
-        )
-    entries: list[dict[str, Any]] = []
-    chunks: list[bytes] = []
-    total = 0
-    for name in names:
-        try:
-            fd = _open_no_follow(name)
-        except (OSError, ValueError) as error:
-            entries.append({"name": name, "error": f"cannot open: {error.__class__.__name__}"})
-            continue
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                entries.append({"name": name, "error": "not a regular file"})
-                continue
-            if total + info.st_size > MAX_COPY_OUT_BYTES:
-                entries.append({"name": name, "error": "copy-out size cap exceeded"})
-                continue
-            data = _read_memfd(fd, info.st_size)
-        finally:
-            os.close(fd)
-        entries.append({"name": name, "size": len(data), "mode": stat.S_IMODE(info.st_mode)})
-        chunks.append(data)
-        total += len(data)
-    return entries, b"".join(chunks)
-
-
-def _make_traversable(top: str) -> None:
-    """chmod 700 every directory under ``top`` (iteratively: trees can be deep). rmtree's error
-    hook cannot recover a directory the program made unreadable: it never lists it again."""
-    pending = [top]
-    while pending:
-        path = pending.pop()
-        try:
-            os.chmod(path, 0o700)
-            with os.scandir(path) as entries:
-                pending.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
-        except OSError:
-            continue
-
-
-def _wipe(directory: str) -> None:
-    def make_writable_and_retry(function: Any, path: str, _: Any) -> None:
-        try:
-            os.chmod(os.path.dirname(path), 0o700)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, 0o700)
-            function(path)
-        except OSError:
-            pass
-
-    for name in os.listdir(directory):
-        path = os.path.join(directory, name)
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                _make_traversable(path)
-                shutil.rmtree(path, onerror=make_writable_and_retry)
-            else:
-                os.unlink(path)
-        except OSError:
-            pass

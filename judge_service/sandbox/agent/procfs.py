@@ -1,0 +1,95 @@
+"""What /proc and wait statuses say about the job's processes: memory, CPU, limits,
+scheduling, exit codes. Standard library only (sent to the agent)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PSS_MAX_PROCESSES = 16
+
+
+def exit_code(status: int) -> int | None:
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+
+
+def signal_of(status: int) -> int | None:
+    return os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+
+
+# The limits whose lowering would break the agent or a helper mid-job.
+WATCHED_LIMITS = [
+    resource.RLIMIT_CPU,
+    resource.RLIMIT_FSIZE,
+    resource.RLIMIT_NOFILE,
+    resource.RLIMIT_AS,
+    resource.RLIMIT_DATA,
+    resource.RLIMIT_STACK,
+    resource.RLIMIT_NPROC,
+    resource.RLIMIT_MEMLOCK,
+]
+
+
+def limits_of(pid: int) -> list[tuple[int, int]]:
+    try:
+        return [resource.prlimit(pid, limit) for limit in WATCHED_LIMITS]
+    except OSError:
+        return []
+
+
+def scheduling_of(pid: int) -> tuple[int, frozenset[int]] | None:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, pid), frozenset(os.sched_getaffinity(pid))
+    except OSError:
+        return None
+
+
+def kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def memory_kb(pids: list[int], limit_kb: int) -> int:
+    """Memory of the processes: RSS, or when that exceeds the limit, PSS (forked processes
+    share pages, which RSS counts once per process)."""
+    rss_kb = usage(pids)[0]
+    if rss_kb <= limit_kb or len(pids) < 2:
+        return rss_kb
+    if len(pids) > PSS_MAX_PROCESSES:
+        # A swarm (fork bomb): reading every smaps stalls on their forks; take the largest
+        # process and leave the rest to the pids limit and the container's memory cap.
+        return max(usage([pid])[0] for pid in pids)
+    pss_kb = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as handle:
+                for line in handle:
+                    if line.startswith("Pss:"):
+                        pss_kb += int(line.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return pss_kb
+
+
+def usage(pids: list[int]) -> tuple[int, float]:
+    """Resident KB and CPU seconds (user + system, threads included) summed over ``pids``."""
+    rss_kb, cpu_s = 0, 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        cpu_s += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        rss_kb += int(fields[21]) * PAGE_KB
+    return rss_kb, cpu_s
