@@ -148,6 +148,7 @@ class EmpiricalComplexityJudge:
         self.engine = EngineSettings(sizes=geometric_sizes(engine_max_n, 2, 24))
         self._inputs = InputCache()
         self._references: OrderedDict[tuple[str, bool], Measurement] = OrderedDict()
+        self._measuring: dict[tuple[str, bool], threading.Lock] = {}
         self._lock = threading.Lock()
 
     def estimate(
@@ -191,21 +192,46 @@ class EmpiricalComplexityJudge:
 
         ``answers_only``: its answers at the sizes that are compared (one run each, no
         repeats), which is all that checking a candidate needs; a full measurement serves too.
+        Concurrent callers for the same reference wait for one measurement: the rollouts of one
+        problem arrive together, and parallel copies would also slow each other's timing.
         """
         assert problem.reference is not None
         keys = [(problem.content_hash(), False)] + ([(problem.content_hash(), True)] * answers_only)
-        with self._lock:
-            for key in keys:
-                if key in self._references:
-                    self._references.move_to_end(key)
-                    return self._references[key]
+        while True:
+            with self._lock:
+                cached = self._cached_reference(keys)
+                if cached is not None:
+                    return cached
+                # A full measurement in flight serves an answers-only caller too.
+                gate = next((self._measuring[k] for k in keys if k in self._measuring), None)
+                if gate is None:
+                    gate = self._measuring[keys[-1]] = threading.Lock()
+                    gate.acquire()
+                    break
+            with gate:  # another caller is measuring it: wait, then look again
+                pass
         reference = problem.reference
-        measured = self.measure(reference.code, reference.language, problem, answers_only)
+        try:
+            measured = self.measure(reference.code, reference.language, problem, answers_only)
+        except BaseException:
+            with self._lock:
+                del self._measuring[keys[-1]]
+            gate.release()
+            raise
         with self._lock:
             self._references[keys[-1]] = measured
             while len(self._references) > 256:
                 self._references.popitem(last=False)
+            del self._measuring[keys[-1]]
+        gate.release()
         return measured
+
+    def _cached_reference(self, keys: list[tuple[str, bool]]) -> Measurement | None:
+        for key in keys:
+            if key in self._references:
+                self._references.move_to_end(key)
+                return self._references[key]
+        return None
 
     def measure(
         self, code: str, language: str, problem: Problem, answers_only: bool = False

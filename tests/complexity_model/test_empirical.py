@@ -7,7 +7,10 @@ import math
 import random
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -212,6 +215,45 @@ def test_a_reference_that_does_not_grow_is_no_model_of_growth() -> None:
     flat = [Point(n, 1e-6) for n in geometric_sizes(1 << 10)]
     assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat) is None
     assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat[:3]) is None
+
+
+def test_concurrent_candidates_of_a_problem_measure_its_reference_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # never runs here
+    problem = problem_of(BENCHMARK[0])
+    calls: list[bool] = []
+    started = threading.Event()
+
+    def slow_measure(
+        code: str, language: str, problem: Problem, answers_only: bool = False
+    ) -> Measurement:
+        calls.append(answers_only)
+        started.set()
+        time.sleep(0.2)
+        points = [Point(n, 1e-6 * n) for n in range(1, 9)]
+        return Measurement(points, choose_class(points))
+
+    monkeypatch.setattr(judge, "measure", slow_measure)
+    with ThreadPoolExecutor(8) as threads:
+        first = threads.submit(judge.reference, problem)
+        assert started.wait(5)
+        rest = [threads.submit(judge.reference, problem) for _ in range(6)]
+        answers = threads.submit(judge.reference, problem, answers_only=True)
+        results = [first.result(), *(future.result() for future in rest), answers.result()]
+    assert calls == [False]  # one full measurement; it serves the answers too
+    assert all(result is results[0] for result in results)
+
+    def failing_measure(*args: object, **kwargs: object) -> Measurement:
+        raise RuntimeError("sandbox gone")
+
+    monkeypatch.setattr(judge, "measure", failing_measure)
+    other = problem.model_copy(update={"id": "another-version"})
+    with pytest.raises(RuntimeError):
+        judge.reference(other)
+    monkeypatch.setattr(judge, "measure", slow_measure)
+    assert judge.reference(other).predicted == "O(n)"  # a failure is not kept
+    assert calls == [False, False]
 
 
 def test_engine_chunks_stop_at_one_probe_past_the_cap() -> None:
