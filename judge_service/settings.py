@@ -71,8 +71,9 @@ class Settings(BaseSettings):
     job_stale_after_s: float = Field(
         120.0,
         gt=0,
-        description="A queued job with no heartbeat for this long is reported failed (the API "
-        "process running it died); must exceed twice job_heartbeat_s.",
+        description="A queued job with no heartbeat for this long belongs to a dead API process: "
+        "the next poll of it or the next sweep (every job_stale_after_s) resumes it in a live "
+        "one; must exceed twice job_heartbeat_s.",
     )
     api_keys: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

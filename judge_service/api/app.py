@@ -14,6 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from judge_service.api.compat import router as compat_router
 from judge_service.api.deps import StateDep
+from judge_service.api.jobs import sweep_stale_jobs
 from judge_service.api.routes import router
 from judge_service.api.state import AppState
 from judge_service.dispatch import Dispatcher, make_dispatcher
@@ -34,9 +35,12 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         store = Store(settings.database_url)
         chosen = dispatcher or make_dispatcher(settings)
         metrics = Metrics()
-        app.state.judge = AppState(
+        state = AppState(
             settings, store, chosen, metrics, JudgeService(settings, store, chosen, metrics)
         )
+        app.state.judge = state
+        sweeper = asyncio.create_task(sweep_stale_jobs(state))
+        state.background.add(sweeper)
         try:
             yield
         finally:

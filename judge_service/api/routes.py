@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, status
 
 from judge_service.api.deps import AuthDep, StateDep
+from judge_service.api.jobs import resume_stale_jobs, start_job
 from judge_service.api.state import AppState
 from judge_service.schemas import (
     JobStatus,
@@ -20,6 +21,7 @@ from judge_service.schemas import (
 
 router = APIRouter(prefix="/v1", dependencies=[AuthDep])
 
+# Only jobs stored without their request (by a version before 0002) cannot be resumed.
 _ABANDONED = (
     "abandoned: the API process running this job stopped before it finished; submit it again "
     "(items it had judged are served from the cache)"
@@ -58,16 +60,18 @@ async def submit(state: StateDep, request: JudgeRequest) -> SubmitResponse:
     _check_batch(state, request)
     total = len(request.submissions)
     job_id = await asyncio.to_thread(
-        state.store.create_job, total, request.options.model_dump(mode="json")
+        state.store.create_job,
+        total,
+        request.options.model_dump(mode="json"),
+        request.model_dump(mode="json"),
     )
-    task = asyncio.create_task(_run_job(state, job_id, request))
-    state.background.add(task)
-    task.add_done_callback(state.background.discard)
+    start_job(state, job_id, request)
     return SubmitResponse(job_id=job_id, status="queued", total=total)
 
 
 @router.get("/submissions/{job_id}", summary="Progress and results of a queued batch")
 async def submission_status(state: StateDep, job_id: str) -> JobStatus:
+    await resume_stale_jobs(state, job_id)
     await asyncio.to_thread(
         state.store.fail_stale_job, job_id, state.settings.job_stale_after_s, _ABANDONED
     )
@@ -94,26 +98,3 @@ def _check_batch(state: AppState, request: JudgeRequest) -> None:
             status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             detail=f"{count} submissions; a batch holds at most {state.settings.max_batch}",
         )
-
-
-async def _run_job(state: AppState, job_id: str, request: JudgeRequest) -> None:
-    await asyncio.to_thread(state.store.mark_job, job_id, "running")
-    heartbeat = asyncio.create_task(_heartbeat(state, job_id))
-    try:
-        await state.service.judge(request.submissions, request.options, job_id=job_id)
-    except Exception as error:  # the job must end in a state a poller can see
-        await asyncio.to_thread(state.store.mark_job, job_id, "failed", error=str(error))
-        return
-    finally:
-        heartbeat.cancel()
-    await asyncio.to_thread(state.store.mark_job, job_id, "done")
-
-
-async def _heartbeat(state: AppState, job_id: str) -> None:
-    """Keeps the job's ``updated_at`` fresh, so pollers can tell a slow job from a dead one."""
-    while True:
-        await asyncio.sleep(state.settings.job_heartbeat_s)
-        try:
-            await asyncio.to_thread(state.store.touch_job, job_id)
-        except Exception:  # a missed beat is retried; the job itself goes on
-            continue

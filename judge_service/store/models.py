@@ -81,6 +81,8 @@ class BatchJobRow(Base):
     completed: Mapped[int] = mapped_column(Integer(), default=0)
     error: Mapped[str | None] = mapped_column(SafeText())
     options: Mapped[dict[str, Any]] = mapped_column(SafeJSON())
+    request: Mapped[dict[str, Any] | None] = mapped_column(SafeJSON())
+    """The submitted batch, so that another API process can resume the job if its own dies."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

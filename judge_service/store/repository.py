@@ -213,8 +213,14 @@ class Store:
 
     # Batch jobs and results
 
-    def create_job(self, total: int, options: Mapping[str, Any] | None = None) -> str:
-        """A new queued job of ``total`` submissions; its id (a UUID string)."""
+    def create_job(
+        self,
+        total: int,
+        options: Mapping[str, Any] | None = None,
+        request: Mapping[str, Any] | None = None,
+    ) -> str:
+        """A new queued job of ``total`` submissions; its id (a UUID string). With ``request``
+        (the batch as submitted) another process can resume it: :meth:`claim_stale_jobs`."""
         if total < 0:
             raise ValueError("total must be >= 0")
         job_id = str(uuid.uuid4())
@@ -226,6 +232,7 @@ class Store:
                     total=total,
                     completed=0,
                     options=dict(options or {}),
+                    request=dict(request) if request is not None else None,
                 )
             )
         return job_id
@@ -258,8 +265,8 @@ class Store:
             )
 
     def fail_stale_job(self, job_id: str, stale_after_s: float, error: str) -> bool:
-        """Mark a queued or running job failed when nothing touched it for ``stale_after_s``
-        (its process died); True when it was marked."""
+        """Mark a queued or running job that kept no request failed when nothing touched it
+        for ``stale_after_s`` (its process died); True when it was marked."""
         cutoff = utcnow() - timedelta(seconds=stale_after_s)
         with self._session() as session:
             done = session.execute(
@@ -268,10 +275,41 @@ class Store:
                     BatchJobRow.id == job_id,
                     BatchJobRow.status.in_(("queued", "running")),
                     BatchJobRow.updated_at < cutoff,
+                    BatchJobRow.request.is_(None),
                 )
                 .values(status="failed", error=error)
             )
             return cast(CursorResult[Any], done).rowcount > 0
+
+    def claim_stale_jobs(
+        self, stale_after_s: float, job_id: str | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Take over the resumable jobs (those of ``job_id`` only, if given) that nothing
+        touched for ``stale_after_s``: each is marked running, which refreshes its heartbeat,
+        so of several processes claiming at once exactly one gets it. (job_id, request) of
+        each job claimed."""
+        cutoff = utcnow() - timedelta(seconds=stale_after_s)
+        stale = (
+            BatchJobRow.status.in_(("queued", "running")),
+            BatchJobRow.updated_at < cutoff,
+            BatchJobRow.request.is_not(None),
+        )
+        with self._session() as session:
+            found = select(BatchJobRow.id, BatchJobRow.request).where(*stale)
+            if job_id is not None:
+                found = found.where(BatchJobRow.id == job_id)
+            candidates = list(session.execute(found))
+        claimed: list[tuple[str, dict[str, Any]]] = []
+        for candidate_id, request in candidates:
+            with self._session() as session:
+                taken = session.execute(
+                    update(BatchJobRow)
+                    .where(BatchJobRow.id == candidate_id, *stale)
+                    .values(status="running", updated_at=utcnow())
+                )
+            if cast(CursorResult[Any], taken).rowcount == 1:
+                claimed.append((candidate_id, request))
+        return claimed
 
     def add_results(self, job_id: str | None, items: Sequence[Mapping[str, Any]]) -> list[int]:
         """Store judged submissions with their results in one transaction; the new submission ids.

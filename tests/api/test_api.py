@@ -16,7 +16,9 @@ from fastapi.testclient import TestClient
 from complexity_model.empirical.problems import BENCHMARK
 from judge_service.api import create_app
 from judge_service.dispatch import CeleryDispatcher
+from judge_service.schemas import SubmissionResult
 from judge_service.settings import Settings
+from judge_service.store import code_hash
 
 pytestmark = pytest.mark.integration
 
@@ -146,6 +148,66 @@ def test_a_job_whose_process_died_reads_as_failed_and_a_slow_one_does_not(
         assert "running" in seen
         dead = client.get(f"/v1/submissions/{orphan}").json()
         assert dead["status"] == "failed" and dead["error"].startswith("abandoned"), dead
+
+
+def test_a_job_whose_process_died_is_resumed_and_keeps_the_results_it_stored(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/judge.db",
+        sandboxes_per_language=1,
+        job_heartbeat_s=0.1,
+        job_stale_after_s=0.5,
+    )
+    wrong = "a, b = map(int, input().split())\nprint(a - b)\n"
+    codes = [GOOD["python"], GOOD["python"] + "# 2\n", wrong]
+    items = [
+        {"id": f"s{i}", "problem_id": "sum", "language": "python", "code": code}
+        for i, code in enumerate(codes)
+    ]
+    request = {"submissions": items, "options": {}}
+    with TestClient(create_app(settings)) as client:
+        client.post("/v1/problems", json=SUM)
+        store = client.app.state.judge.store  # type: ignore[attr-defined]
+        # Two jobs of an API process that was killed: running, no heartbeat since. The first
+        # had stored its first result (marked WA here, to see that it is kept, not redone).
+        polled, swept = (store.create_job(3, {}, request) for _ in range(2))
+        for job_id in (polled, swept):
+            store.mark_job(job_id, "running")
+        kept = SubmissionResult(
+            id="s0", status="ok", verdict="WA", pass_rate=0.0, tests=[], cached=False
+        ).model_dump(mode="json")
+        store.add_results(
+            polled,
+            [
+                {
+                    "position": 0,
+                    "client_id": "s0",
+                    "problem_id": "sum",
+                    "problem_version": 1,
+                    "language": "python",
+                    "code_hash": code_hash(codes[0]),
+                    "result": kept,
+                }
+            ],
+        )
+        status: dict[str, Any] = {}
+        for _ in range(100):  # a poll of a stale job resumes it here
+            status = client.get(f"/v1/submissions/{polled}").json()
+            if status["status"] in ("done", "failed"):
+                break
+            time.sleep(0.1)
+        assert status["status"] == "done" and status["completed"] == 3, status
+        verdicts = [(r["id"], r["verdict"]) for r in status["results"]]
+        assert verdicts == [("s0", "WA"), ("s1", "AC"), ("s2", "WA")]
+        assert status["results"][2]["pass_rate"] == 0.0 and status["results"][1]["reward"]
+        for _ in range(100):  # the other one nobody polls: the sweep resumes it
+            job = store.get_job(swept)
+            if job["status"] in ("done", "failed"):
+                break
+            time.sleep(0.1)
+        assert job["status"] == "done", job
+        assert [r["verdict"] for r in job["results"]] == ["AC", "AC", "WA"]
 
 
 LINEAR_SUM = "n = int(input())\nxs = list(map(int, input().split()))\nprint(sum(xs))\n"

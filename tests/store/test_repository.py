@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -178,6 +179,27 @@ def test_many_keys_in_one_call(store: Store) -> None:
 
 
 # Jobs and results
+
+
+def test_stale_resumable_jobs_are_claimed_by_exactly_one_caller(store: Store) -> None:
+    request = {"submissions": [{"problem_id": "p1", "language": "python", "code": "1"}]}
+    resumable = store.create_job(1, {}, request)
+    legacy = store.create_job(1)  # stored without its request: it can only fail
+    finished = store.create_job(1, {}, request)
+    store.mark_job(finished, "done")
+    assert store.claim_stale_jobs(60.0) == []  # all fresh
+    time.sleep(1.1)
+    claims: list[tuple[str, dict[str, Any]]] = []
+    run_threads(6, lambda _: claims.extend(store.claim_stale_jobs(1.0)))
+    assert claims == [(resumable, request)]
+    job = store.get_job(resumable)
+    assert job is not None and job["status"] == "running"
+    assert store.claim_stale_jobs(1.0) == []  # the claim refreshed its heartbeat
+    assert store.claim_stale_jobs(1.0, job_id=legacy) == []
+    assert store.fail_stale_job(legacy, 1.0, "abandoned") is True
+    time.sleep(1.1)
+    assert store.fail_stale_job(resumable, 1.0, "abandoned") is False  # resumable: not failed
+    assert [job_id for job_id, _ in store.claim_stale_jobs(1.0, job_id=resumable)] == [resumable]
 
 
 def test_job_lifecycle_results_in_position_order(store: Store) -> None:
