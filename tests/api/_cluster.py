@@ -110,3 +110,51 @@ def celery_workers(names: list[str], env: dict[str, str], log_dir: Path) -> Iter
         yield workers
     finally:
         workers.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class ApiServer:
+    """One ``judge serve`` process on a free loopback port; its log goes to a file."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "judge_service", "serve", "--port", str(self.port)],
+            env={**os.environ, **env},
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"judge serve exited with {self.process.returncode}")
+            try:
+                httpx.get(f"{self.url}/health", timeout=2)
+                return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raise TimeoutError("judge serve did not answer")
+
+    def kill_hard(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()

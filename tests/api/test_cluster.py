@@ -9,12 +9,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import docker
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from judge_service.api import create_app
+from judge_service.sandbox.sandbox import remove_stale_sandboxes
 from judge_service.settings import Settings
 from tests.api._cluster import (
+    ApiServer,
     Workers,
     celery_workers,
     flush_redis,
@@ -202,6 +206,51 @@ def test_kill_9_of_a_worker_mid_batch_loses_no_result(tmp_path: Path) -> None:
     results = status["results"]
     assert [r["id"] for r in results] == [str(i) for i in range(80)]
     assert [(r["status"], r["verdict"]) for r in results] == [("ok", "AC")] * 80
+
+
+def test_kill_9_of_the_api_process_mid_job_resumes_it_in_another(tmp_path: Path) -> None:
+    env = {
+        "JUDGE_DATABASE_URL": f"sqlite:///{tmp_path}/judge.db",
+        "JUDGE_SANDBOXES_PER_LANGUAGE": "2",
+        "JUDGE_JOB_HEARTBEAT_S": "0.5",
+        "JUDGE_JOB_STALE_AFTER_S": "2",
+    }
+    slow = "import time\na, b = map(int, input().split())\ntime.sleep(0.04)\nprint(a + b)\n"
+    items = [
+        {"id": str(i), "problem_id": "sum", "language": "python", "code": slow + f"# {i}\n"}
+        for i in range(40)
+    ]
+    first = ApiServer(env, tmp_path / "first.log")
+    second: ApiServer | None = None
+    try:
+        first.wait_ready()
+        httpx.post(f"{first.url}/v1/problems", json=SUM, timeout=30).raise_for_status()
+        submitted = httpx.post(f"{first.url}/v1/submissions", json={"submissions": items})
+        job_id = submitted.json()["job_id"]
+        for _ in range(600):  # kill it once it has stored some results, well before the end
+            if httpx.get(f"{first.url}/v1/submissions/{job_id}").json()["completed"] >= 8:
+                break
+            time.sleep(0.05)
+        first.kill_hard()
+        second = ApiServer(env, tmp_path / "second.log")
+        second.wait_ready()
+        killed_at = httpx.get(f"{second.url}/v1/submissions/{job_id}").json()["completed"]
+        status: dict[str, Any] = {}
+        for _ in range(600):
+            status = httpx.get(f"{second.url}/v1/submissions/{job_id}", timeout=30).json()
+            if status["status"] in ("done", "failed"):
+                break
+            time.sleep(0.1)
+    finally:
+        for server in (first, second):
+            if server is not None:
+                server.stop()
+        remove_stale_sandboxes(docker.from_env())  # the killed server leaves its sandboxes
+    assert 8 <= killed_at < 40, "the kill must fall mid-job"
+    assert status["status"] == "done" and status["completed"] == 40, status
+    assert [r["id"] for r in status["results"]] == [str(i) for i in range(40)]
+    assert [(r["status"], r["verdict"]) for r in status["results"]] == [("ok", "AC")] * 40
+    assert "resuming job" in (tmp_path / "second.log").read_text(errors="replace")
 
 
 def test_rabbitmq_broker(tmp_path: Path) -> None:
