@@ -118,19 +118,25 @@ def test_async_submit_and_poll(client: TestClient) -> None:
     assert [r["verdict"] for r in status["results"]] == ["AC"] * 6
 
 
-def test_a_job_whose_process_died_reads_as_failed_and_a_slow_one_does_not(
-    tmp_path: Path,
-) -> None:
-    settings = Settings(
+def _quick_heartbeat(tmp_path: Path) -> Settings:
+    """Jobs beat every 0.1 s and are dead after 0.5 s without a beat."""
+    return Settings(
         database_url=f"sqlite:///{tmp_path}/judge.db",
         sandboxes_per_language=1,
         job_heartbeat_s=0.1,
         job_stale_after_s=0.5,
     )
+
+
+def test_a_dead_job_without_its_request_reads_as_failed_and_a_slow_one_does_not(
+    tmp_path: Path,
+) -> None:
+    settings = _quick_heartbeat(tmp_path)
     slow = "import time\ntime.sleep(0.4)\na, b = map(int, input().split())\nprint(a + b)\n"
     with TestClient(create_app(settings)) as client:
         client.post("/v1/problems", json=SUM)
-        # A job left "running" by an API process that was killed: nothing beats for it.
+        # A job left "running" by a killed API process of a version that did not store the
+        # request (so it cannot be resumed): nothing beats for it.
         state = client.app.state.judge  # type: ignore[attr-defined]
         orphan = state.store.create_job(1)
         state.store.mark_job(orphan, "running")
@@ -153,12 +159,7 @@ def test_a_job_whose_process_died_reads_as_failed_and_a_slow_one_does_not(
 def test_a_job_whose_process_died_is_resumed_and_keeps_the_results_it_stored(
     tmp_path: Path,
 ) -> None:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/judge.db",
-        sandboxes_per_language=1,
-        job_heartbeat_s=0.1,
-        job_stale_after_s=0.5,
-    )
+    settings = _quick_heartbeat(tmp_path)
     wrong = "a, b = map(int, input().split())\nprint(a - b)\n"
     codes = [GOOD["python"], GOOD["python"] + "# 2\n", wrong]
     items = [

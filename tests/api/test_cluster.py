@@ -95,7 +95,8 @@ def _wait_for_workers(client: TestClient, count: int) -> None:
     raise AssertionError(f"{count} workers never answered: {client.get('/health').json()}")
 
 
-def _poll(client: TestClient, job_id: str, timeout_s: float = 300) -> dict[str, Any]:
+def _poll(client: httpx.Client, job_id: str, timeout_s: float = 300) -> dict[str, Any]:
+    """The job once done (a TestClient is an httpx.Client too)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         status: dict[str, Any] = client.get(f"/v1/submissions/{job_id}").json()
@@ -103,6 +104,15 @@ def _poll(client: TestClient, job_id: str, timeout_s: float = 300) -> dict[str, 
             return status
         time.sleep(0.2)
     raise AssertionError(f"job {job_id} not done in {timeout_s} s: {status}")
+
+
+def _slow_sums(count: int) -> list[dict[str, Any]]:
+    """``count`` distinct Python submissions of ``sum`` that take 40 ms a test."""
+    slow = "import time\na, b = map(int, input().split())\ntime.sleep(0.04)\nprint(a + b)\n"
+    return [
+        {"id": str(i), "problem_id": "sum", "language": "python", "code": slow + f"# {i}\n"}
+        for i in range(count)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -172,11 +182,7 @@ def test_kill_9_of_a_worker_mid_batch_loses_no_result(tmp_path: Path) -> None:
         "JUDGE_SANDBOXES_PER_LANGUAGE": "2",
         "JUDGE_TASK_VISIBILITY_TIMEOUT_S": "8",
     }
-    slow = "import time\na, b = map(int, input().split())\ntime.sleep(0.04)\nprint(a + b)\n"
-    items = [
-        {"id": str(i), "problem_id": "sum", "language": "python", "code": slow + f"# {i}\n"}
-        for i in range(80)
-    ]
+    items = _slow_sums(80)
     with (
         postgres_database() as database_url,
         celery_workers(["victim", "survivor"], env, tmp_path) as workers,
@@ -215,11 +221,7 @@ def test_kill_9_of_the_api_process_mid_job_resumes_it_in_another(tmp_path: Path)
         "JUDGE_JOB_HEARTBEAT_S": "0.5",
         "JUDGE_JOB_STALE_AFTER_S": "2",
     }
-    slow = "import time\na, b = map(int, input().split())\ntime.sleep(0.04)\nprint(a + b)\n"
-    items = [
-        {"id": str(i), "problem_id": "sum", "language": "python", "code": slow + f"# {i}\n"}
-        for i in range(40)
-    ]
+    items = _slow_sums(40)
     first = ApiServer(env, tmp_path / "first.log")
     second: ApiServer | None = None
     try:
@@ -234,13 +236,9 @@ def test_kill_9_of_the_api_process_mid_job_resumes_it_in_another(tmp_path: Path)
         first.kill_hard()
         second = ApiServer(env, tmp_path / "second.log")
         second.wait_ready()
-        killed_at = httpx.get(f"{second.url}/v1/submissions/{job_id}").json()["completed"]
-        status: dict[str, Any] = {}
-        for _ in range(600):
-            status = httpx.get(f"{second.url}/v1/submissions/{job_id}", timeout=30).json()
-            if status["status"] in ("done", "failed"):
-                break
-            time.sleep(0.1)
+        with httpx.Client(base_url=second.url, timeout=30) as client:
+            killed_at = client.get(f"/v1/submissions/{job_id}").json()["completed"]
+            status = _poll(client, job_id, timeout_s=120)
     finally:
         for server in (first, second):
             if server is not None:
