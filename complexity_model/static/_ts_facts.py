@@ -209,13 +209,16 @@ def _binary(op: str, left: float, right: float) -> float | None:
         return None
     return None
 
-# The node types TreeFacts._visit reads; most nodes are none of them.
-_FACT_KINDS = CLASS_TYPES | FUNCTION_TYPES | {
-    "variable_declarator", "init_declarator", "declaration", "field_declaration",
-    "parameter_declaration", "formal_parameter", "local_variable_declaration",
-    "assignment_expression", "update_expression", "method_invocation", "call_expression",
-    "enhanced_for_statement", "for_range_loop",
-}
+
+# The node types TreeFacts._visit reads, by branch; most nodes are none of them.
+_DECLARATOR_KINDS = frozenset({"variable_declarator", "init_declarator"})
+_DECLARATION_KINDS = frozenset({"declaration", "field_declaration", "parameter_declaration",
+                                "formal_parameter", "local_variable_declaration"})
+_CALL_KINDS = frozenset({"method_invocation", "call_expression"})
+_RANGE_FOR_KINDS = frozenset({"enhanced_for_statement", "for_range_loop"})
+_FACT_KINDS = (CLASS_TYPES | FUNCTION_TYPES | _DECLARATOR_KINDS | _DECLARATION_KINDS
+               | _CALL_KINDS | _RANGE_FOR_KINDS
+               | {"assignment_expression", "update_expression"})
 
 
 @dataclass
@@ -265,7 +268,7 @@ class TreeFacts:
                             self.io_methods.add(self._function_name(member))
         elif kind in FUNCTION_TYPES:
             self.functions.setdefault(self._function_name(node), []).append(node)
-        elif kind in {"variable_declarator", "init_declarator"}:
+        elif kind in _DECLARATOR_KINDS:
             name = declarator_name(node.child_by_field_name("declarator") or
                                    node.child_by_field_name("name"))
             value = node.child_by_field_name("value")
@@ -278,8 +281,7 @@ class TreeFacts:
                 if len(value.named_children) <= 64:
                     self.constant_arrays.add(name)
             assigned.setdefault(name, []).append(value)
-        elif kind in {"declaration", "field_declaration", "parameter_declaration",
-                      "formal_parameter", "local_variable_declaration"}:
+        elif kind in _DECLARATION_KINDS:
             declared = type_name(node.child_by_field_name("type"))
             for child in node.named_children:
                 if child.type in {"identifier", "array_declarator", "reference_declarator",
@@ -299,7 +301,7 @@ class TreeFacts:
             target = node.named_children[0] if node.named_children else None
             if target is not None and target.type == "identifier":
                 assigned.setdefault(text(target), []).append(None)
-        elif kind in {"method_invocation", "call_expression"}:
+        elif kind in _CALL_KINDS:
             name, receiver = call_parts(node)
             if name in {"add", "push_back", "emplace_back", "insert"} and receiver is not None:
                 if receiver.type in {"array_access", "subscript_expression"} or (
@@ -307,7 +309,7 @@ class TreeFacts:
                     and call_parts(receiver)[0] == "get"
                 ):
                     self.adjacency.add(base_name(receiver))
-        elif kind in {"enhanced_for_statement", "for_range_loop"}:
+        elif kind in _RANGE_FOR_KINDS:
             name = text(node.child_by_field_name("name")) or declarator_name(
                 node.child_by_field_name("declarator"))
             assigned.setdefault(name, []).append(None)
