@@ -191,10 +191,15 @@ def fit_all(points: Sequence[Point]) -> tuple[dict[str, ClassFit], dict[str, flo
     if len([p for p in points if not p.censored]) < 4:
         return None
     fits = {cls: fit for cls in LADDER if (fit := _fit_class(cls, points)) is not None}
-    best = min(fit.bic for fit in fits.values())
-    raw = {cls: math.exp(-(fit.bic - best) / 2) for cls, fit in fits.items()}
+    return fits, bic_weights({cls: fit.bic for cls, fit in fits.items()})
+
+
+def bic_weights(bics: dict[str, float]) -> dict[str, float]:
+    """Each model's BIC weight: exp(-BIC / 2), normalised (Schwarz's posterior approximation)."""
+    best = min(bics.values())
+    raw = {name: math.exp(-(bic - best) / 2) for name, bic in bics.items()}
     total = sum(raw.values())
-    return fits, {cls: value / total for cls, value in raw.items()}
+    return {name: value / total for name, value in raw.items()}
 
 
 @dataclass(frozen=True)
@@ -236,11 +241,8 @@ def fit_like_reference(
     if like is None:
         return None
     best = min(fits.values(), key=lambda fit: fit.bic)
-    bics = [fit.bic for fit in fits.values()] + [like.bic]
-    floor = min(bics)
-    total = sum(math.exp(-(bic - floor) / 2) for bic in bics)
-    weight = math.exp(-(like.bic - floor) / 2) / total
-    return ReferenceFit(like.bic, best.cls, best.bic, weight, len(shared))
+    weight = bic_weights({**{cls: fit.bic for cls, fit in fits.items()}, "reference": like.bic})
+    return ReferenceFit(like.bic, best.cls, best.bic, weight["reference"], len(shared))
 
 
 def _interpolated(timed: list[tuple[float, float]]) -> Callable[[float], float]:
