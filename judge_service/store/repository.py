@@ -14,7 +14,7 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, select, text, update
+from sqlalchemy import ColumnElement, CursorResult, Engine, select, text, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -267,14 +267,12 @@ class Store:
     def fail_stale_job(self, job_id: str, stale_after_s: float, error: str) -> bool:
         """Mark a queued or running job that kept no request failed when nothing touched it
         for ``stale_after_s`` (its process died); True when it was marked."""
-        cutoff = utcnow() - timedelta(seconds=stale_after_s)
         with self._session() as session:
             done = session.execute(
                 update(BatchJobRow)
                 .where(
                     BatchJobRow.id == job_id,
-                    BatchJobRow.status.in_(("queued", "running")),
-                    BatchJobRow.updated_at < cutoff,
+                    *_stale(stale_after_s),
                     BatchJobRow.request.is_(None),
                 )
                 .values(status="failed", error=error)
@@ -288,12 +286,7 @@ class Store:
         touched for ``stale_after_s``: each is marked running, which refreshes its heartbeat,
         so of several processes claiming at once exactly one gets it. (job_id, request) of
         each job claimed."""
-        cutoff = utcnow() - timedelta(seconds=stale_after_s)
-        stale = (
-            BatchJobRow.status.in_(("queued", "running")),
-            BatchJobRow.updated_at < cutoff,
-            BatchJobRow.request.is_not(None),
-        )
+        stale = (*_stale(stale_after_s), BatchJobRow.request.is_not(None))
         with self._session() as session:
             found = select(BatchJobRow.id, BatchJobRow.request).where(*stale)
             if job_id is not None:
@@ -362,3 +355,9 @@ class Store:
                 )
                 results = [result_dump(sub, res) for sub, res in session.execute(stored)]
             return job_dict(job, results)
+
+
+def _stale(stale_after_s: float) -> tuple[ColumnElement[bool], ...]:
+    """A queued or running job that nothing touched for ``stale_after_s``: its process died."""
+    cutoff = utcnow() - timedelta(seconds=stale_after_s)
+    return BatchJobRow.status.in_(("queued", "running")), BatchJobRow.updated_at < cutoff
