@@ -47,8 +47,8 @@ def agent_bundle() -> bytes:
     return _bundle(
         [
             "judge_service.sandbox.agent.checkers",
+            "judge_service.sandbox.agent.procfs",  # before helpers, which import it
             "judge_service.sandbox.agent.helpers",
-            "judge_service.sandbox.agent.procfs",
             "judge_service.sandbox.agent.workdir",
             AGENT_MODULE,
         ]

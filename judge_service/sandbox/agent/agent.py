@@ -30,7 +30,6 @@ from judge_service.sandbox.agent import checkers, procfs, workdir
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
-    process_state,
     spawner_ping,
     spawner_request,
 )
@@ -503,7 +502,7 @@ class Agent:
         """
         for helper in self._helpers():
             if helper.pid and (
-                process_state(helper.pid) not in ("S", "R")
+                procfs.process_state(helper.pid) not in ("S", "R")
                 or procfs.limits_of(helper.pid) != self.limits
                 or procfs.scheduling_of(helper.pid) != self.scheduling
             ):

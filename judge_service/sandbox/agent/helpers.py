@@ -17,6 +17,8 @@ import signal
 import socket
 from typing import Any
 
+from judge_service.sandbox.agent.procfs import process_state
+
 MESSAGE_LIMIT = 1 << 16
 
 
@@ -124,12 +126,3 @@ def spawner_request(argv: list[str], env: dict[str, str], rlimits: dict[str, int
 
 def spawner_ping(nonce: str) -> bytes:
     return b"ping\0" + nonce.encode() + b"\0"
-
-
-def process_state(pid: int) -> str:
-    """The kernel's one-letter state of ``pid`` (R, S, T, Z...), or "gone"."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "gone"

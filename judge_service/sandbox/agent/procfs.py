@@ -93,3 +93,12 @@ def usage(pids: list[int]) -> tuple[int, float]:
         cpu_s += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
         rss_kb += int(fields[21]) * PAGE_KB
     return rss_kb, cpu_s
+
+
+def process_state(pid: int) -> str:
+    """The kernel's one-letter state of ``pid`` (R, S, T, Z...), or "gone"."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "gone"
