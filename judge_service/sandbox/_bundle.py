@@ -46,6 +46,7 @@ def _bundle(modules: list[str]) -> bytes:
 def agent_bundle() -> bytes:
     return _bundle(
         [
+            "judge_service.sandbox.agent.plain",  # before checkers, which import it
             "judge_service.sandbox.agent.checkers",
             "judge_service.sandbox.agent.procfs",  # before helpers, which import it
             "judge_service.sandbox.agent.helpers",
@@ -57,7 +58,13 @@ def agent_bundle() -> bytes:
 
 @lru_cache
 def zygote_bundle() -> bytes:
-    return _bundle([ZYGOTE_MODULE])
+    return _bundle(
+        [
+            "judge_service.sandbox.agent.plain",
+            "judge_service.sandbox.agent.isolated",
+            ZYGOTE_MODULE,
+        ]
+    )
 
 
 def boot_argv(bundle: bytes, main_module: str, *, site: bool) -> list[str]:

@@ -1,29 +1,101 @@
 // Judge harness for JavaScript function and assert tests (baked into the image, read-only).
-// argv: MODE SOURCE ENTRY_POINT. fd 3: result, fd 4: completion token, fd 5: the test
-// (function mode: {"args": [...], "kwargs": {...}} as JSON; assert mode: test code).
-// The result is "TOKEN\n{json}", written only once the test has really completed, so a
+// argv: MODE SOURCE ENTRY_POINT.
+//   function:  fd 3 result, fd 4 completion token, fd 5 the call ({"args": [...], "kwargs": {...}}).
+//   assert:    the *runner*: fds 3-5 as above (fd 5 holds the test code), fds 6/7 read from and
+//              write to the candidate, fds 8/9 the candidate's ends. It starts the candidate as a
+//              process of its own (this file in `candidate` mode) and runs the tests with proxies
+//              that call it: values cross as plain data built anew on this side, so nothing the
+//              program does to its globals, prototypes or the assert module reaches the tests.
+//   candidate: fd 3 requests, fd 4 answers; runs the user's program and nothing else.
+// The result is "TOKEN\n{json}", written only once the tests have really completed, so a
 // program that exits early cannot pass.
 'use strict';
 const fs = require('fs');
 const vm = require('vm');
+const childProcess = require('child_process');
 
 const [mode, sourcePath, entryPoint] = process.argv.slice(2);
-const token = fs.readFileSync(4, 'utf8');
-fs.closeSync(4);
-const testText = fs.readFileSync(5, 'utf8');
-fs.closeSync(5);
 const writeSync = fs.writeSync;
-const ftruncateSync = fs.ftruncateSync;
-const exit = process.exit.bind(process);
+const readSync = fs.readSync;
 const stringify = JSON.stringify;
+const parse = JSON.parse;
+const exit = process.exit.bind(process);
+const MAX_DEPTH = 1000;
+const MAX_MESSAGE = 64 << 20;
+const NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/;
 
-function report(payload, code) {
-  try {
-    ftruncateSync(3, 0);
-    writeSync(3, token + '\n' + stringify(payload));
-  } finally {
-    exit(code);
+class NotPlain extends Error {}
+
+// ---- plain data ----------------------------------------------------------------------------
+function toPlain(value, depth = 0) {
+  if (depth > MAX_DEPTH) throw new NotPlain(`nested deeper than ${MAX_DEPTH} levels`);
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'undefined': return { $: 'undefined' };
+    case 'boolean': case 'string': return value;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? value : { $: 'number', v: String(value) };
+    case 'bigint': return { $: 'bigint', v: value.toString() };
+    default: break;
   }
+  const deeper = (item) => toPlain(item, depth + 1);
+  if (Array.isArray(value)) return Array.from(value, deeper);
+  if (value instanceof Map) return { $: 'map', v: Array.from(value, ([k, v]) => [deeper(k), deeper(v)]) };
+  if (value instanceof Set) return { $: 'set', v: Array.from(value, deeper) };
+  const prototype = Object.getPrototypeOf(value);
+  if (typeof value === 'object' && (prototype === Object.prototype || prototype === null)) {
+    return { $: 'object', v: Object.entries(value).map(([k, v]) => [k, deeper(v)]) };
+  }
+  const kind = typeof value === 'function' ? 'function' : (value.constructor && value.constructor.name) || 'object';
+  throw new NotPlain(`a ${kind} is not plain data`);
+}
+
+function fromPlain(value, depth = 0) {
+  if (depth > MAX_DEPTH) throw new NotPlain(`nested deeper than ${MAX_DEPTH} levels`);
+  if (value === null || typeof value !== 'object') return value;
+  const deeper = (item) => fromPlain(item, depth + 1);
+  if (Array.isArray(value)) return value.map(deeper);
+  const items = value.v;
+  switch (value.$) {
+    case 'undefined': return undefined;
+    case 'number': return Number(items);
+    case 'bigint': return BigInt(items);
+    case 'map': return new Map(items.map(([k, v]) => [deeper(k), deeper(v)]));
+    case 'set': return new Set(items.map(deeper));
+    case 'object': {
+      const object = {};
+      for (const [k, v] of items) {
+        Object.defineProperty(object, String(k), { value: deeper(v), enumerable: true, writable: true, configurable: true });
+      }
+      return object;
+    }
+    default: throw new NotPlain('a JSON object that is not a tagged value');
+  }
+}
+
+// ---- frames over blocking pipes --------------------------------------------------------------
+function writeFrame(fd, message) {
+  const body = Buffer.from(stringify(message));
+  const frame = Buffer.alloc(4 + body.length);
+  frame.writeUInt32BE(body.length, 0);
+  body.copy(frame, 4);
+  for (let offset = 0; offset < frame.length;) offset += writeSync(fd, frame, offset);
+}
+
+function readExact(fd, size) {
+  const buffer = Buffer.alloc(size);
+  for (let offset = 0; offset < size;) {
+    const count = readSync(fd, buffer, offset, size - offset, null);
+    if (count === 0) throw new Error('EOF');
+    offset += count;
+  }
+  return buffer;
+}
+
+function readFrame(fd) {
+  const size = readExact(fd, 4).readUInt32BE(0);
+  if (size > MAX_MESSAGE) throw new Error(`message of ${size} bytes`);
+  return parse(readExact(fd, size).toString('utf8'));
 }
 
 function describe(error) {
@@ -34,23 +106,38 @@ function describe(error) {
   return { status: 'exception', type, message: String(error && error.message).slice(0, 500) };
 }
 
-process.on('uncaughtException', (error) => {
-  console.error(error);
-  report(describe(error), 1);
-});
-process.on('unhandledRejection', (error) => {
-  console.error(error);
-  report(describe(error), 1);
-});
+function loadWrapper(body, filename) {
+  return vm.runInThisContext(
+    `(function (require, module, exports, __filename, __dirname) {${body}\n})`,
+    { filename },
+  );
+}
 
-function load(extra) {
-  const source = fs.readFileSync(sourcePath, 'utf8');
-  const body = `${source}\n;${extra}`;
+// ---- the process that writes the verdict (function mode, assert runner) --------------------
+function reporter() {
+  const token = fs.readFileSync(4, 'utf8');
+  fs.closeSync(4);
+  const testText = fs.readFileSync(5, 'utf8');
+  fs.closeSync(5);
+  const ftruncateSync = fs.ftruncateSync;
+  let beforeExit = () => {};
+  function report(payload, code) {
+    try {
+      beforeExit();
+      ftruncateSync(3, 0);
+      writeSync(3, token + '\n' + stringify(payload));
+    } finally {
+      exit(code);
+    }
+  }
+  process.on('uncaughtException', (error) => { console.error(error); report(describe(error), 1); });
+  process.on('unhandledRejection', (error) => { console.error(error); report(describe(error), 1); });
+  return { testText, report, onExit: (hook) => { beforeExit = hook; } };
+}
+
+function compileOrReport(report, body, filename) {
   try {
-    return vm.runInThisContext(
-      `(function (require, module, exports, __filename, __dirname) {${body}\n})`,
-      { filename: sourcePath },
-    );
+    return loadWrapper(body, filename);
   } catch (error) {
     if (error instanceof SyntaxError) {
       report({ status: 'compile_error', message: String(error.stack || error).slice(0, 2000) }, 0);
@@ -71,34 +158,191 @@ function resolver(name) {
     throw new ReferenceError('entry point ${name} is neither a function nor a Solution method');`;
 }
 
-async function main() {
-  const module = { exports: {} };
-  if (mode === 'function') {
-    const call = JSON.parse(testText);
-    const wrapper = load(resolver(entryPoint));
-    const fn = wrapper(require, module, module.exports, sourcePath, '/work');
-    const kwargs = call.kwargs || {};
-    const args = (call.args || []).concat(Object.keys(kwargs).length ? [kwargs] : []);
-    let value = await fn(...args);
-    if (value === undefined) value = null;
-    let encoded;
-    try {
-      encoded = JSON.parse(stringify(value));
-    } catch (error) {
-      report({ status: 'unserializable', message: `return value: ${error.message}` }, 0);
-    }
-    report({ status: 'ok', value: encoded }, 0);
-  } else if (mode === 'assert') {
-    const runChecks = `${testText}\n;if (typeof check === 'function') { return check(${entryPoint}); }`;
-    const wrapper = load(runChecks);
-    await wrapper(require, module, module.exports, sourcePath, '/work');
-    report({ status: 'ok' }, 0);
-  } else {
-    report({ status: 'exception', type: 'HarnessError', message: `unknown mode ${mode}` }, 1);
+async function runFunction() {
+  const { testText, report } = reporter();
+  try {
+    await callFunction(testText, report);
+  } catch (error) {
+    console.error(error);
+    report(describe(error), 1);
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  report(describe(error), 1);
-});
+async function callFunction(testText, report) {
+  const call = parse(testText);
+  const source = fs.readFileSync(sourcePath, 'utf8');
+  const module = { exports: {} };
+  const wrapper = compileOrReport(report, `${source}\n;${resolver(entryPoint)}`, sourcePath);
+  const fn = wrapper(require, module, module.exports, sourcePath, '/work');
+  const kwargs = call.kwargs || {};
+  const args = (call.args || []).concat(Object.keys(kwargs).length ? [kwargs] : []);
+  let value = await fn(...args);
+  if (value === undefined) value = null;
+  let encoded;
+  try {
+    encoded = parse(stringify(value));
+  } catch (error) {
+    report({ status: 'unserializable', message: `return value: ${error.message}` }, 0);
+  }
+  report({ status: 'ok', value: encoded }, 0);
+}
+
+// Names the tests may use that the program cannot redefine for them.
+const RESERVED = new Set(['require', 'module', 'exports', '__filename', '__dirname', 'check', 'assert']);
+
+function runAssert() {
+  const { testText, report, onExit } = reporter();
+  if (!NAME.test(entryPoint || '')) {
+    report({ status: 'harness_error', message: `entry point ${stringify(entryPoint)} is not a name` }, 1);
+  }
+  const candidate = childProcess.spawn(
+    process.execPath,
+    [...process.execArgv, __filename, 'candidate', sourcePath, entryPoint],
+    { stdio: ['inherit', 'inherit', 'inherit', 8, 9], env: process.env },
+  );
+  fs.closeSync(8);
+  fs.closeSync(9);
+  onExit(() => { try { candidate.kill('SIGKILL'); } catch (error) { /* already gone */ } });
+  const ended = () => report({ status: 'exited', message: 'the program exited before the tests completed' }, 1);
+
+  function receive() {
+    let reply;
+    try {
+      reply = readFrame(6);
+    } catch (error) {
+      ended();
+    }
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string') {
+      report({ status: 'exception', message: 'malformed answer' }, 1);
+    }
+    return reply;
+  }
+
+  function failed(reply) {
+    const detail = String(reply[1] === undefined ? '' : reply[1]).slice(0, 2000);
+    if (reply[0] === 'not_plain') report({ status: 'not_plain_data', message: `the candidate returned ${detail}` }, 1);
+    if (reply[0] === 'compile_error') report({ status: 'compile_error', message: detail }, 0);
+    if (reply[0] === 'raise') report({ status: 'exception', type: detail.slice(0, 100), message: String(reply[2]).slice(0, 500) }, 1);
+    ended();
+  }
+
+  function call(name, args) {
+    let request;
+    try {
+      request = ['call', name, args.map((arg) => toPlain(arg))];
+    } catch (error) {
+      report({ status: 'harness_error', message: `the tests pass the candidate a value that cannot cross the process boundary: ${error.message}` }, 1);
+    }
+    try {
+      writeFrame(7, request);
+    } catch (error) {
+      ended();
+    }
+    const reply = receive();
+    let value;
+    try {
+      if (reply[0] === 'return') {
+        value = fromPlain(reply[1]);
+        writeBack(args, reply[2]);
+      }
+    } catch (error) {
+      report({ status: 'exception', message: `malformed answer: ${error.message}` }, 1);
+    }
+    if (reply[0] === 'return') return value;
+    if (reply[0] === 'raise') {
+      const Kind = globalThis[reply[1]];
+      const error = typeof Kind === 'function' && Kind.prototype instanceof Error ? new Kind(String(reply[2])) : new Error(`${reply[1]}: ${reply[2]}`);
+      throw error;
+    }
+    return failed(reply);
+  }
+
+  const ready = receive();
+  if (ready[0] !== 'ready' || !Array.isArray(ready[1])) failed(ready);
+  const proxy = (name) => { const f = (...args) => call(name, args); Object.defineProperty(f, 'name', { value: name }); return f; };
+  const names = ready[1].filter((name) => typeof name === 'string' && NAME.test(name) && !name.includes('.')
+    && !(name in globalThis) && !RESERVED.has(name) && name !== '__judge_candidate__');
+  let outer;
+  try {
+    outer = vm.runInThisContext(
+      `(function (__judge_candidate__, ${names.join(', ')}) { return function (require, module, exports, __filename, __dirname) {${testText}\n;if (typeof check === 'function') { return check(__judge_candidate__); }\n}; })`,
+      { filename: '<tests>' },
+    );
+  } catch (error) {
+    report({ status: 'compile_error', message: String(error.stack || error).slice(0, 2000) }, 0);
+  }
+  const module = { exports: {} };
+  new Promise((resolve) => {
+    resolve(outer(proxy(entryPoint), ...names.map(proxy))(require, module, module.exports, '<tests>', '/work'));
+  })
+    .then(() => report({ status: 'ok' }, 0))
+    .catch((error) => { console.error(error); report(describe(error), 1); });
+}
+
+function writeBack(args, updated) {
+  if (!Array.isArray(updated)) return;
+  args.forEach((original, index) => {
+    const value = updated[index] === null ? null : fromPlain(updated[index]);
+    if (Array.isArray(original) && Array.isArray(value)) original.splice(0, original.length, ...value);
+  });
+}
+
+// ---- the candidate's process: untrusted from the program's first line on -------------------
+async function serveCandidate() {
+  const send = (message) => writeFrame(4, message);
+  const source = fs.readFileSync(sourcePath, 'utf8');
+  const module = { exports: {} };
+  let exported;
+  try {
+    const body = `${source}\n;return [(__judge_name__) => eval(__judge_name__), () => {${resolver(entryPoint)}}];`;
+    exported = loadWrapper(body, sourcePath)(require, module, module.exports, sourcePath, '/work');
+  } catch (error) {
+    if (error instanceof SyntaxError) send(['compile_error', String(error.stack || error).slice(0, 2000)]);
+    else send(['raise', error && error.constructor ? error.constructor.name : 'Error', String(error && error.message).slice(0, 500)]);
+    exit(0);
+  }
+  const [lookup, resolveEntry] = exported;
+  let entry = null;
+  const declared = new Set();
+  const declaration = /(?:function\s*\*?\s*|(?:const|let|var|class)\s+)([A-Za-z_$][\w$]*)/g;
+  for (const match of source.matchAll(declaration)) declared.add(match[1]);
+  const names = [...declared].filter((name) => { try { return typeof lookup(name) === 'function'; } catch (error) { return false; } });
+  send(['ready', names]);
+  for (;;) {
+    let request;
+    try {
+      request = readFrame(3);
+    } catch (error) {
+      exit(0);
+    }
+    const [, name, plainArgs] = request;
+    let reply;
+    try {
+      const args = plainArgs.map((arg) => fromPlain(arg));
+      if (name === entryPoint && entry === null) entry = resolveEntry();
+      const fn = name === entryPoint ? entry : lookup(name);
+      let value = fn(...args);
+      if (value && typeof value.then === 'function') value = await value;
+      try {
+        reply = ['return', toPlain(value), args.map((arg) => (Array.isArray(arg) ? toPlain(arg) : null))];
+      } catch (error) {
+        reply = ['not_plain', String(error && error.message).slice(0, 500)];
+      }
+    } catch (error) {
+      reply = ['raise', error && error.constructor ? error.constructor.name : 'Error', String(error && error.message).slice(0, 500)];
+    }
+    send(reply);
+  }
+}
+
+const modes = { function: runFunction, assert: runAssert, candidate: serveCandidate };
+if (!modes[mode]) {
+  console.error(`unknown mode ${mode}`);
+  exit(2);
+}
+Promise.resolve()
+  .then(modes[mode])
+  .catch((error) => {
+    console.error(error);
+    exit(1);
+  });

@@ -70,7 +70,20 @@ def test_unknown_kind_is_an_error() -> None:
         ([1], [1, 1], False),
         ({"a": 1}, {"b": 1}, False),
         (math.inf, math.inf, True),
+        # An expected integer takes only that integer: no float tolerance, no bools.
+        (1.0, 1, False),
+        (1000000000.0, 1000000007, False),
+        ([1, 2.0000001], [1, 2], False),
+        ({"n": 1.0}, {"n": 1}, False),
+        (1, True, False),
+        (10**400, 1.0, False),
     ],
 )
 def test_json_values_equal(got: object, want: object, equal: bool) -> None:
     assert checkers.json_values_equal(got, want) is equal
+
+
+def test_json_values_equal_float_checker_compares_integers_with_tolerance() -> None:
+    assert checkers.json_values_equal(1000000000.0, 1000000001, numbers_as_floats=True)
+    assert not checkers.json_values_equal(1000000000.0, 1000000007, 0, 0, numbers_as_floats=True)
+    assert not checkers.json_values_equal(True, 1, numbers_as_floats=True)

@@ -119,12 +119,15 @@ def test_boot_loader_builds_packages_and_runs_main() -> None:
     assert completed.stdout == b"42\n"
 
 
-def test_agent_bundle_contains_every_agent_module() -> None:
-    names = [name for name, _ in json.loads(_bundle.agent_bundle())["modules"]]
-    assert names[-1] == _bundle.AGENT_MODULE
+def test_the_agent_and_zygote_bundles_together_hold_every_agent_module() -> None:
+    agent = [name for name, _ in json.loads(_bundle.agent_bundle())["modules"]]
+    zygote = [name for name, _ in json.loads(_bundle.zygote_bundle())["modules"]]
+    assert agent[-1] == _bundle.AGENT_MODULE and zygote[-1] == _bundle.ZYGOTE_MODULE
     on_disk = {
-        f"judge_service.sandbox.agent.{path.stem}"
-        for path in _bundle.AGENT_DIR.glob("*.py")
-        if f"judge_service.sandbox.agent.{path.stem}" != _bundle.ZYGOTE_MODULE
+        f"judge_service.sandbox.agent.{path.stem}" for path in _bundle.AGENT_DIR.glob("*.py")
     }
-    assert set(names) == on_disk and len(names) == len(on_disk)
+    assert set(agent) | set(zygote) == on_disk
+    assert len(agent) == len(set(agent)) and len(zygote) == len(set(zygote))
+    # The zygote's modules are what its children run: none of the agent's (it holds the
+    # expected outputs) may be among them.
+    assert not set(zygote) & {_bundle.AGENT_MODULE, "judge_service.sandbox.agent.checkers"}

@@ -26,7 +26,7 @@ import time
 import traceback
 from typing import Any
 
-from judge_service.sandbox.agent import checkers, procfs, workdir
+from judge_service.sandbox.agent import checkers, plain, procfs, workdir
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -248,9 +248,18 @@ class Agent:
                 fds = [stdin, stdout, stderr]
                 if mode != "stdin":
                     fds += [result, workdir.memfd("token", token.encode()), tests_fd]
+                # Assert mode: the harness runs the candidate as a process of its own and talks
+                # to it over two pipes (runner ends 6 and 7, candidate ends 8 and 9). Ours are
+                # closed once spawned, so either side sees EOF when the other dies.
+                pipes = _candidate_pipes() if mode == "assert" else []
                 try:
                     watch = self._spawn_and_watch(
-                        job["run"]["argv"], job["run"]["env"], fds, limits, [stdout, stderr]
+                        job["run"]["argv"],
+                        job["run"]["env"],
+                        fds + pipes,
+                        limits,
+                        [stdout, stderr],
+                        close_after_spawn=pipes,
                     )
                 finally:
                     for fd in fds[4:5]:  # the token, created only for harness modes
@@ -316,11 +325,16 @@ class Agent:
             return {"verdict": "CE", "message": outcome.get("message", "")}
         if watch.status != 0:
             detail = outcome.get("message", "") if outcome else ""
-            if job["mode"] == "assert" and outcome and outcome.get("status") == "assertion":
+            status = outcome.get("status") if outcome else None
+            if job["mode"] == "assert" and status == "assertion":
                 return {
                     "verdict": "WA",
                     "message": "assertion failed" + (f": {detail}" if detail else ""),
                 }
+            if job["mode"] == "assert" and status == "not_plain_data":
+                return {"verdict": "WA", "message": detail}
+            if job["mode"] == "assert" and status == "harness_error":
+                return {"verdict": "SE", "message": detail}
             how = (
                 f"signal {signal_number}"
                 if signal_number
@@ -348,6 +362,7 @@ class Agent:
             test["expected"],
             options.get("abs_tol", 1e-6),
             options.get("rel_tol", 1e-6),
+            numbers_as_floats=options.get("kind") == "float",
         )
         if accepted:
             return {"verdict": "AC", "message": ""}
@@ -391,9 +406,12 @@ class Agent:
         fds: list[int],
         limits: dict[str, Any],
         cap_fds: list[int] | None = None,
+        close_after_spawn: list[int] | None = None,
     ) -> ProcessWatch:
         request = spawner_request(argv, env, _rlimits(limits))
-        return self._run_via(self.spawner, request, fds, limits, cap_fds or [])
+        return self._run_via(
+            self.spawner, request, fds, limits, cap_fds or [], close_after_spawn or []
+        )
 
     def _zygote_run(
         self, job: dict[str, Any], token: str, fds: list[int], cap_fds: list[int]
@@ -418,11 +436,14 @@ class Agent:
         fds: list[int],
         limits: dict[str, Any],
         cap_fds: list[int],
+        close_after_spawn: list[int] | None = None,
     ) -> ProcessWatch:
         started = time.monotonic()
         try:
             pid = helper.spawn(request, fds)
         except HelperError:
+            for fd in close_after_spawn or []:
+                os.close(fd)
             if not self._job_pids():
                 raise
             # The program ran and killed the helper before its "spawned" reply left (a race
@@ -430,6 +451,8 @@ class Agent:
             watch = ProcessWatch()
             watch.lost = HELPER_LOST
             return watch
+        for fd in close_after_spawn or []:
+            os.close(fd)
         assert helper.channel is not None
         watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds)
         report = helper.receive(timeout=KILL_GRACE_S * 2)
@@ -645,12 +668,22 @@ def _rlimits(limits: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def _candidate_pipes() -> list[int]:
+    """fds 6-9 of an assert-mode harness: runner reads, runner writes, candidate reads,
+    candidate writes."""
+    from_candidate, to_runner = os.pipe()
+    from_runner, to_candidate = os.pipe()
+    return [from_candidate, to_candidate, from_runner, to_runner]
+
+
 def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:
     marker = token.encode() + b"\n"
     if not data.startswith(marker):
         return None
     try:
-        outcome = json.loads(data[len(marker) :])
+        outcome = plain.loads_bounded(data[len(marker) :])
+    except plain.DecodeError as error:
+        return {"status": "unserializable", "message": f"the program's answer {error}"}
     except ValueError:
         return None
     return outcome if isinstance(outcome, dict) else None

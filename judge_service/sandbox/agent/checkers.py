@@ -70,21 +70,41 @@ def check_output(
     raise ValueError(f"unknown checker kind {kind!r}")
 
 
-def json_values_equal(got: Any, want: Any, abs_tol: float = 1e-6, rel_tol: float = 1e-6) -> bool:
-    """Compare two decoded JSON values; numbers within tolerance, bools never equal numbers."""
+def json_values_equal(
+    got: Any,
+    want: Any,
+    abs_tol: float = 1e-6,
+    rel_tol: float = 1e-6,
+    *,
+    numbers_as_floats: bool = False,
+) -> bool:
+    """Compare two decoded JSON values as strictly as their types are declared.
+
+    Booleans equal only booleans; an expected integer needs the same integer (``1.0`` or
+    ``1000000000.0`` for ``1000000007`` is wrong); tolerance applies only where the expected
+    value is a float (where an integer answer is a number like any other, since JavaScript
+    writes ``2.0`` as ``2``) or where ``numbers_as_floats`` (the float checker) says so.
+    """
     if isinstance(want, bool) or isinstance(got, bool):
         return type(got) is type(want) and got == want
     if isinstance(want, (int, float)) and isinstance(got, (int, float)):
-        if isinstance(want, int) and isinstance(got, int):
-            return got == want
-        return numbers_close(float(got), float(want), abs_tol, rel_tol)
+        if isinstance(want, float) or numbers_as_floats:
+            try:
+                return numbers_close(float(got), float(want), abs_tol, rel_tol)
+            except OverflowError:  # an integer beyond any float
+                return False
+        return isinstance(got, int) and got == want
     if isinstance(want, list) and isinstance(got, list):
         return len(got) == len(want) and all(
-            json_values_equal(g, w, abs_tol, rel_tol) for g, w in zip(got, want, strict=True)
+            json_values_equal(g, w, abs_tol, rel_tol, numbers_as_floats=numbers_as_floats)
+            for g, w in zip(got, want, strict=True)
         )
     if isinstance(want, dict) and isinstance(got, dict):
         return got.keys() == want.keys() and all(
-            json_values_equal(got[key], want[key], abs_tol, rel_tol) for key in want
+            json_values_equal(
+                got[key], want[key], abs_tol, rel_tol, numbers_as_floats=numbers_as_floats
+            )
+            for key in want
         )
     return type(got) is type(want) and bool(got == want)
 

@@ -34,7 +34,9 @@ import string  # noqa: F401
 import sys
 import traceback
 import typing  # noqa: F401
-from typing import Any
+from typing import Any, NoReturn
+
+from judge_service.sandbox.agent import isolated, plain
 
 PR_SET_DUMPABLE = 4
 CHILD_FDS = ("stdin", "stdout", "stderr", "result", "source", "tests")
@@ -157,6 +159,8 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int]) -> None:
         line_buffering=True,
     )
     sys.setrecursionlimit(int(request.get("recursion_limit", 10000)))
+    # Contest answers are often big integers (Python's default caps int/str at 4300 digits).
+    sys.set_int_max_str_digits(0)
 
 
 def _read_all(fd: int) -> bytes:
@@ -264,8 +268,8 @@ def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_re
             {"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1
         )
     try:
-        encoded = json.loads(json.dumps(value, allow_nan=True))
-    except (TypeError, ValueError) as error:
+        encoded = json.loads(json.dumps(plain.to_plain(value), allow_nan=True))
+    except (plain.NotPlainData, TypeError, ValueError, RecursionError) as error:
         write_result({"status": "unserializable", "message": f"return value: {error}"})
     write_result({"status": "ok", "value": encoded})
 
@@ -282,25 +286,14 @@ def _resolve_entry_point(namespace: dict[str, Any], entry_point: str) -> Any:
 
 
 def _run_assert(request: dict[str, Any], source: bytes, tests: bytes, write_result: Any) -> None:
-    entry_point = request["entry_point"]
-    program = source + b"\n\n" + tests + b"\n\ncheck(" + entry_point.encode() + b")\n"
-    code = _compile(program, request["argv0"], write_result)
-    namespace = _fresh_main()
-    try:
-        exec(code, namespace)
-    except SystemExit:
-        write_result(
-            {"status": "exited", "message": "the program exited before the tests completed"}, 1
+    def serve(channel: socket.socket) -> NoReturn:
+        isolated.serve_candidate(
+            channel, source, request["argv0"], _fresh_main, _resolve_entry_point
         )
-    except AssertionError as error:
-        _print_uncaught(error)
-        write_result({"status": "assertion", "message": str(error)[:500]}, 1)
-    except BaseException as error:
-        _print_uncaught(error)
-        write_result(
-            {"status": "exception", "type": type(error).__name__, "message": str(error)[:500]}, 1
-        )
-    write_result({"status": "ok"})
+
+    isolated.run_assert(
+        source, tests, request["entry_point"], request["argv0"], write_result, serve
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,155 @@
+"""Plain data across the trust boundary: what a candidate's process may hand to the judge.
+
+In assert mode the candidate runs in a process of its own and the test code calls it through
+a pipe (see ``zygote``); in function mode its return value goes to the agent. Either way the
+receiving side only ever holds values it decoded itself from bytes, so every value it compares
+is an exact builtin (``int``, ``float``, ``str``, ``list``, ``tuple``, ``dict``, ``set``...)
+whose ``==`` the candidate cannot have touched.
+
+Wire form: JSON, with containers JSON lacks tagged as one-key objects (``{"tuple": [...]}``,
+``{"set": [...]}``, ``{"frozenset": [...]}``, ``{"dict": [[key, value], ...]}``,
+``{"bytes": "latin-1 text"}``), so that every JSON object on the wire is a tag.
+
+Standard library only: this module is sent into the sandboxes with the agent and the zygote.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+MAX_DEPTH = 1000
+_TAGS = ("tuple", "set", "frozenset", "dict", "bytes")
+
+
+class NotPlainData(TypeError):
+    """A value that is not plain data (a custom object, a function, a generator...)."""
+
+
+class DecodeError(ValueError):
+    """Bytes that are not a plain-data message: malformed, too deep, or too large."""
+
+
+def to_plain(value: Any, depth: int = 0) -> Any:
+    """``value`` rebuilt from exact builtin types, read through the builtin types' own methods.
+
+    A subclass of a builtin (``class A(int)`` with ``__eq__`` always true, a ``Counter``, a
+    namedtuple, a numpy scalar) becomes its builtin value, so none of its overridden methods
+    survives; anything else raises :class:`NotPlainData`.
+    """
+    if depth > MAX_DEPTH:
+        raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
+    if value is None or value is True or value is False:
+        return value
+    deeper = depth + 1
+    # type(), not isinstance(): an object can claim any class through a __class__ property.
+    kind = type(value)
+    if issubclass(kind, int):
+        return int.__index__(value)
+    if issubclass(kind, float):
+        return float.__float__(value)
+    if issubclass(kind, str):
+        return str.__str__(value)
+    if issubclass(kind, (bytes, bytearray)):
+        return bytes(memoryview(value))
+    if issubclass(kind, list):
+        return [to_plain(item, deeper) for item in list.__iter__(value)]
+    if issubclass(kind, tuple):
+        return tuple(to_plain(item, deeper) for item in tuple.__iter__(value))
+    if issubclass(kind, dict):
+        return {
+            to_plain(key, deeper): to_plain(item, deeper)
+            for key, item in dict.items(value).__iter__()
+        }
+    if issubclass(kind, frozenset):
+        return frozenset(to_plain(item, deeper) for item in frozenset.__iter__(value))
+    if issubclass(kind, set):
+        return {to_plain(item, deeper) for item in set.__iter__(value)}
+    if kind.__module__.partition(".")[0] == "numpy" and hasattr(value, "tolist"):
+        return to_plain(value.tolist(), deeper)
+    raise NotPlainData(f"a {type(value).__qualname__} is not plain data")
+
+
+def encode(value: Any) -> bytes:
+    """The wire form of a plain value (run :func:`to_plain` first for untrusted values)."""
+    return json.dumps(_tagged(value), allow_nan=True, separators=(",", ":")).encode()
+
+
+def decode(data: bytes, max_bytes: int = 64 << 20) -> Any:
+    """A plain value from its wire form; raises :class:`DecodeError` for anything else."""
+    if len(data) > max_bytes:
+        raise DecodeError(f"message of {len(data)} bytes exceeds {max_bytes}")
+    try:
+        return loads_bounded(data, object_pairs_hook=_untag)
+    except DecodeError:
+        raise
+    except (ValueError, TypeError, RecursionError) as error:
+        raise DecodeError(str(error)[:200]) from None
+
+
+def loads_bounded(data: bytes | str, **options: Any) -> Any:
+    """``json.loads`` that raises :class:`DecodeError` past :data:`MAX_DEPTH` levels.
+
+    The C decoder recurses once per level, guarded only by the recursion limit; a process that
+    raised its limit (the agent does) would overflow its C stack on a 300,000-deep array.
+    """
+    with _recursion_headroom(MAX_DEPTH + 100):
+        try:
+            return json.loads(data, **options)
+        except RecursionError:
+            raise DecodeError(f"nested deeper than {MAX_DEPTH} levels") from None
+
+
+@contextmanager
+def _recursion_headroom(levels: int) -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(_current_depth() + levels)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _current_depth() -> int:
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
+    return depth
+
+
+def _tagged(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_tagged(item) for item in value]
+    if isinstance(value, tuple):
+        return {"tuple": [_tagged(item) for item in value]}
+    if isinstance(value, frozenset):
+        return {"frozenset": [_tagged(item) for item in value]}
+    if isinstance(value, set):
+        return {"set": [_tagged(item) for item in value]}
+    if isinstance(value, dict):
+        return {"dict": [[_tagged(key), _tagged(item)] for key, item in value.items()]}
+    if isinstance(value, bytes):
+        return {"bytes": value.decode("latin-1")}
+    return value
+
+
+def _untag(pairs: list[tuple[str, Any]]) -> Any:
+    if len(pairs) != 1 or pairs[0][0] not in _TAGS:
+        raise DecodeError("a JSON object that is not a tagged container")
+    tag, items = pairs[0]
+    if tag == "bytes":
+        if not isinstance(items, str):
+            raise DecodeError("bytes must be a string")
+        return items.encode("latin-1")
+    if not isinstance(items, list):
+        raise DecodeError(f"{tag} must hold a list")
+    if tag == "tuple":
+        return tuple(items)
+    if tag == "dict":
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in items):
+            raise DecodeError("dict must hold [key, value] pairs")
+        return {key: item for key, item in items}
+    return frozenset(items) if tag == "frozenset" else set(items)
