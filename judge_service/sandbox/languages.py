@@ -136,6 +136,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             artifacts=("*.class",),
             run_argv=(
                 "/usr/bin/java",
+                # Assertions are off by default; off, an assert-based test accepts any answer.
+                "-ea",
                 "-Xmx{memory_mb}m",
                 "-Xss64m",
                 "-XX:+UseSerialGC",

@@ -253,6 +253,24 @@ def test_time_reward_only_at_pass_rate_one(client: TestClient) -> None:
     assert off["complexity"] is None and off["reward"]["total"] == 1.0
 
 
+def test_java_asserts_are_checked(client: TestClient) -> None:
+    code = (
+        "import java.util.Scanner;\n"
+        "public class Main {\n"
+        "    public static void main(String[] args) {\n"
+        "        Scanner in = new Scanner(System.in);\n"
+        "        long a = in.nextLong(), b = in.nextLong();\n"
+        '        assert a + b < 0 : "sums are negative";\n'
+        "        System.out.println(a + b);\n"
+        "    }\n"
+        "}\n"
+    )
+    item = {"problem_id": "sum", "language": "java", "code": code}
+    body = {"submissions": [item], "options": {"complexity": "off"}}
+    [result] = client.post("/v1/judge", json=body).json()["results"]
+    assert result["verdict"] == "RE", result
+
+
 def test_a_problem_with_a_generator_is_timed_empirically(client: TestClient) -> None:
     case = next(case for case in BENCHMARK if case.id == "count-inversions")
     problem = {

@@ -104,6 +104,32 @@ def test_run_code_cpp_compile_error_and_success(client: TestClient) -> None:
     assert good["run_result"]["stdout"] == "42\n"
 
 
+JAVA_ASSERTS = (
+    "public class Main {\n"
+    "    static int positive(int x) {\n"
+    '        assert x > 0 : "x must be positive";\n'
+    "        return x;\n"
+    "    }\n"
+    "    public static void main(String[] args) {\n"
+    "        int n = new java.util.Scanner(System.in).nextInt();\n"
+    '        assert n != 1 : "one is not allowed";\n'
+    "        System.out.println(positive(n));\n"
+    "    }\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize(("stdin", "message"), [("1", "one is not"), ("-5", "x must be")])
+def test_run_code_java_asserts_are_checked(client: TestClient, stdin: str, message: str) -> None:
+    body = _run(client, JAVA_ASSERTS, language="java", stdin=stdin, run_timeout=5)
+    assert body["status"] == "Failed", body
+    run = body["run_result"]
+    assert run["return_code"] == 1 and run["stdout"] == ""
+    assert "java.lang.AssertionError: " + message in run["stderr"]
+    passing = _run(client, JAVA_ASSERTS, language="java", stdin="7", run_timeout=5)
+    assert passing["status"] == "Success" and passing["run_result"]["stdout"] == "7\n"
+
+
 def test_run_code_files_in_and_fetch_files_out_are_binary_safe(client: TestClient) -> None:
     data = bytes(range(256)) * 4
     code = (
@@ -293,6 +319,17 @@ def test_submit_compile_error_timeout_and_no_code(client: TestClient) -> None:
     body = empty.json()
     assert body["accepted"] is False and body["extracted_code"] == ""
     assert body["tests"][0]["exec_info"]["status"] == "Failed"
+
+
+def test_submit_java_asserts_are_checked(client: TestClient) -> None:
+    completion = f"```java\n{JAVA_ASSERTS}```"
+    tests = [("7\n", "7"), ("-5\n", "-5")]
+    body = client.post(
+        "/submit", json=_submit(completion, tests, language="java", extra={"run_all_cases": True})
+    ).json()
+    assert [t["passed"] for t in body["tests"]] == [True, False], body
+    failed = body["tests"][1]["exec_info"]["run_result"]
+    assert "AssertionError: x must be positive" in failed["stderr"]
 
 
 def test_submit_rejects_what_it_cannot_judge(client: TestClient) -> None:

@@ -50,6 +50,11 @@ def test_java_file_is_named_after_the_public_or_main_class() -> None:
     assert LANGUAGES["java"].source_file("public final class Q {}") == "Q.java"
 
 
+def test_java_runs_with_assertions_enabled() -> None:
+    argv = LANGUAGES["java"].main_argv("public class Q {}", 256)
+    assert "-ea" in argv[: argv.index("Q")]
+
+
 def test_agent_header_uses_cached_artifacts_instead_of_compiling() -> None:
     job = Job(language="cpp", code="int main(){}", tests=[{"input": "", "output": ""}])
     spec = _jobs.validate(job, Settings())
