@@ -218,7 +218,7 @@ class JudgeService:
             return self._reject(item, _describe(error))
         tag = f"{submission.language}|stop={options.stop_on_first_failure}|cx={options.complexity}"
         item.cache_key = Store.cache_key(item.problem_ref[0], item.problem_ref[1], tag, code)
-        item.code_hash = item.cache_key
+        item.code_hash = Store.code_hash(code)
         return item
 
     def _job(self, problem: Problem, language: str, code: str, options: JudgeOptions) -> Job:

@@ -4,7 +4,7 @@
 """
 
 from judge_service.store.db import create_engine_for, make_session_factory, upgrade
-from judge_service.store.keys import cache_key, code_hash, normalise_code
+from judge_service.store.keys import cache_key, code_hash
 from judge_service.store.repository import Store
 from judge_service.store.sanitize import sanitize
 
@@ -14,7 +14,6 @@ __all__ = [
     "code_hash",
     "create_engine_for",
     "make_session_factory",
-    "normalise_code",
     "sanitize",
     "upgrade",
 ]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -10,7 +12,7 @@ from sqlalchemy import select
 
 from judge_service.exceptions import StoreUnavailable
 from judge_service.schemas import JobStatus, Problem, SubmissionResult
-from judge_service.store import Store, cache_key, code_hash, normalise_code, sanitize
+from judge_service.store import Store, cache_key, code_hash, sanitize
 from judge_service.store.models import ResultCacheRow, SubmissionRow
 
 
@@ -128,20 +130,27 @@ def test_concurrent_upserts_of_one_problem(store: Store) -> None:
 # Result cache
 
 
-def test_cache_key_normalises_code() -> None:
+def test_cache_key_is_of_the_exact_code() -> None:
     code = "def f():\n    return 1\n"
-    variants = ["\n\ndef f():   \r\n    return 1\t\r\n\n  \n", "def f():\r    return 1"]
-    assert normalise_code(variants[0]) == "def f():\n    return 1"
-    for variant in variants:
-        assert cache_key("p", 1, "python", variant) == cache_key("p", 1, "python", code)
-        assert Store.cache_key("p", 1, "python", variant) == cache_key("p", 1, "python", code)
-    assert Store.code_hash(variants[0]) == code_hash(code)
+    # Each differs from ``code`` only where a normaliser would have erased the difference.
+    variants = ["\n" + code, code + "\n", "def f():   \n    return 1\n", code.replace("\n", "\r\n")]
     base = cache_key("p", 1, "python", code)
+    assert Store.cache_key("p", 1, "python", code) == base
+    assert len({base, *(cache_key("p", 1, "python", variant) for variant in variants)}) == 5
+    assert Store.code_hash(code) == code_hash(code) == hashlib.sha256(code.encode()).hexdigest()
+    assert len({code_hash(code), *map(code_hash, variants)}) == 5
     assert cache_key("p", 2, "python", code) != base
     assert cache_key("q", 1, "python", code) != base
     assert cache_key("p", 1, "cpp", code) != base
-    assert cache_key("p", 1, "python", "def f():\n  return 1") != base  # indentation counts
     assert len(base) == 64 and int(base, 16) >= 0
+
+
+def test_no_key_of_the_old_normalising_scheme_is_found_again() -> None:
+    # Those entries may hold another program's result: "print(1)" answered for "print(1)  ".
+    code = "print(1)"
+    digest = hashlib.sha256(code.encode()).hexdigest()
+    old = hashlib.sha256(json.dumps(["p", 1, "python", digest]).encode()).hexdigest()
+    assert cache_key("p", 1, "python", code) != old
 
 
 def _hits(store: Store, key: str) -> int:
