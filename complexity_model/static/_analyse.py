@@ -18,7 +18,16 @@ from complexity_model.static._cost import (
     LOG,
     Cost,
 )
-from complexity_model.static._ir import Branch, Call, Function, Loop, Program, Stmt, Work
+from complexity_model.static._ir import (
+    Branch,
+    Call,
+    Function,
+    Loop,
+    Opaque,
+    Program,
+    Stmt,
+    Work,
+)
 
 _MAX_MEMO_DIMENSIONS = 3
 
@@ -67,8 +76,13 @@ class Analysis:
         self._test_case_loops: set[int] = set()
         self._max_nesting = 0
         self._guesses = 0
+        self._opaque: list[str] = []
         result = self._block(program.entry)
         self.total: Cost = result.cost
+        if program.setup:
+            # A walk of its own: the setup's loops and calls must not count towards the total.
+            setup = Program(program.language, program.functions, program.setup)
+            self._opaque += Analysis(setup).opaque
 
     @property
     def evidence(self) -> dict[str, Any]:
@@ -86,6 +100,11 @@ class Analysis:
     def guesses(self) -> int:
         return self._guesses
 
+    @property
+    def opaque(self) -> list[str]:
+        """What the entry point reaches and the analysis cannot see into, one line each."""
+        return self._opaque
+
     def _block(self, body: list[Stmt]) -> _Eval:
         result = _Eval()
         for stmt in body:
@@ -102,6 +121,9 @@ class Analysis:
             return _Eval(stmt.cost, _per_item(stmt.cost) if stmt.amortised else stmt.cost)
         if isinstance(stmt, Call):
             return self._call(stmt)
+        if isinstance(stmt, Opaque):
+            self._opaque.append(f"line {stmt.line}: {stmt.reason}")
+            return _Eval()
         return _Eval(effects={(stmt.kind, stmt.name)})
 
     def _branch(self, branch: Branch) -> _Eval:

@@ -79,7 +79,16 @@ class Effect:
     name: str = ""
 
 
-Stmt = Loop | Branch | Work | Call | Effect
+@dataclass
+class Opaque:
+    """Code whose cost cannot be read from the source: a string run by ``exec``, a call
+    dispatched on a computed name, a native library. A program that reaches one has no class."""
+
+    reason: str
+    line: int
+
+
+Stmt = Loop | Branch | Work | Call | Effect | Opaque
 
 
 @dataclass
@@ -121,6 +130,13 @@ class Program:
     functions: Mapping[str, Function]
     entry: list[Stmt]
     notes: list[str] = field(default_factory=list)
+    # Code that runs once before the entry point whatever the input (module level, the
+    # constructor of the entry point's class): searched for opaque code, its cost not counted.
+    setup: list[Stmt] = field(default_factory=list)
+
+
+class EntryPointNotFound(LookupError):
+    """The problem names an entry point that the code does not define."""
 
 
 def advance_only(bound: Bound, rebound_in_enclosing: frozenset[str] | None) -> Bound:

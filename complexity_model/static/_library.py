@@ -156,3 +156,40 @@ CPP_TREE_METHODS = frozenset(
 )
 CPP_READS = frozenset({"scanf", "cin", "getline", "getchar", "gets", "read", "fread"})
 CPP_WRITES = frozenset({"printf", "cout", "puts", "putchar", "write", "fwrite"})
+
+# Modules whose functions are modelled above, cost O(1), or do input and output: a call into
+# any other module (numpy, a module of the submitter's own) runs code the analysis cannot see.
+PYTHON_KNOWN_MODULES = frozenset(
+    {"__future__", "__pypy__", "abc", "array", "ast", "atexit", "bisect", "cmath",
+     "collections", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
+     "functools", "heapq", "io", "itertools", "json", "math", "numbers", "operator", "os",
+     "queue", "random", "re", "statistics", "string", "sys", "threading", "time", "typing",
+     "typing_extensions", "unicodedata"}
+)
+# Modules that exist to run native or outside code: importing one is enough to give up.
+PYTHON_NATIVE_MODULES = frozenset(
+    {"ctypes", "_ctypes", "cffi", "subprocess", "importlib", "runpy", "pyximport"}
+)
+# Builtins that run code given as data, or look a function up by a computed name.
+PYTHON_DYNAMIC_CODE = frozenset({"exec", "eval", "compile", "execfile"})
+PYTHON_NAMESPACE_LOOKUPS = frozenset({"globals", "locals", "vars"})
+PYTHON_COMPUTED_ATTRIBUTES = frozenset({"getattr", "setattr", "delattr"})
+# ``os`` functions that start other programs (plus the exec* and spawn* families).
+PYTHON_OS_PROCESSES = frozenset({"system", "popen", "fork", "forkpty", "posix_spawn",
+                                 "posix_spawnp", "startfile"})
+
+# Java calls that run code the source does not show: reflection, scripting, other programs,
+# native libraries. Names the program defines itself are its own functions, not these.
+JAVA_OPAQUE_CALLS = frozenset(
+    {"forName", "getMethod", "getDeclaredMethod", "getMethods", "getDeclaredMethods",
+     "invoke", "invokeExact", "invokeWithArguments", "newInstance", "findVirtual",
+     "findStatic", "defineClass", "loadLibrary", "System.load", "getEngineByName",
+     "getEngineByExtension", "eval", "exec"}
+)
+JAVA_OPAQUE_TYPES = frozenset({"ProcessBuilder", "ScriptEngineManager", "URLClassLoader"})
+CPP_OPAQUE_CALLS = frozenset(
+    {"system", "popen", "_popen", "dlopen", "dlsym", "execl", "execlp", "execle", "execv",
+     "execvp", "execvpe", "execve", "fork", "vfork", "posix_spawn", "posix_spawnp", "syscall",
+     "mprotect", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "GetProcAddress",
+     "CreateProcess", "CreateProcessA", "WinExec", "ShellExecute", "ShellExecuteA"}
+)

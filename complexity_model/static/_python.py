@@ -30,8 +30,16 @@ from complexity_model.static._library import (
     PYTHON_WRITES,
 )
 from complexity_model.static._python_bounds import BoundReader, _is_midpoint
-from complexity_model.static._python_facts import PythonFacts, base_name, call_name, const_value
+from complexity_model.static._python_entry import find_entry
+from complexity_model.static._python_facts import (
+    PythonFacts,
+    base_name,
+    call_name,
+    const_value,
+    reads_input,
+)
 from complexity_model.static._python_memo import memo_dimensions, resets_guard
+from complexity_model.static._python_opaque import Opacity, resolve_getattr
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _EXITS = frozenset({"exit", "quit"})
@@ -40,10 +48,11 @@ _LAZY = frozenset({"map", "filter", "zip", "enumerate", "range", "reversed"})
 _CONVERSIONS = frozenset({"int", "float", "str", "ord", "chr", "abs", "bool", "list", "tuple"})
 
 
-def lower_python(source: str) -> Program:
-    """Parse ``source`` (SyntaxError when it is not Python) and lower it."""
+def lower_python(source: str, entry_point: str | None = None) -> Program:
+    """Parse ``source`` (SyntaxError when it is not Python) and lower it: the whole module, or
+    the function or method ``entry_point`` names (EntryPointNotFound when there is none)."""
     tree = ast.parse(source)
-    return _PythonLowering(tree).program()
+    return _PythonLowering(tree).program(entry_point)
 
 
 class _PythonLowering:
@@ -57,16 +66,28 @@ class _PythonLowering:
             if name not in PYTHON_READS and name not in PYTHON_WRITES
         }
         self.constructors = self.facts.constructors
+        self.opacity = Opacity(tree, self.user_functions)
         self.midpoints: set[str] = set()
         self.enclosing_assigned: list[frozenset[str]] = []
         self.enclosing_rebound: list[frozenset[str]] = []
 
-    def program(self) -> Program:
+    def program(self, entry_point: str | None) -> Program:
         definitions: dict[str, list[_Definition]] = {**self.user_functions,
                        **{name: [init] for name, init in self.constructors.items()}}
-        functions = LazyFunctions(list(definitions), lambda name: self._function(
-            name, definitions[name]))
-        return Program("python", functions, self.block(self.tree.body))
+        entry = self.block(self.tree.body)
+        notes: list[str] = []
+        setup: list[Stmt] = []
+        if entry_point is not None:
+            root, owner = find_entry(self.tree, entry_point)
+            # Keyed by its plain name, so that calls to it from itself count as recursion.
+            name = entry_point.strip() if isinstance(root, ast.Lambda) else root.name
+            definitions[name] = [root]
+            setup = entry + ([Call(owner, (), 0)] if owner in self.constructors else [])
+            entry = [Call(name, (), root.lineno)]
+            notes.append(f"entry point {entry_point} (line {root.lineno})")
+        functions = LazyFunctions(list(definitions), lambda key: self._function(
+            key, definitions[key]))
+        return Program("python", functions, entry, notes, setup)
 
     def _function(self, name: str, defs: list[_Definition]) -> Function:
         bodies: list[list[Stmt]] = []
@@ -111,6 +132,8 @@ class _PythonLowering:
     def stmt(self, node: ast.stmt) -> list[Stmt]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             return []
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return list(self.opacity.imports(node))
         if isinstance(node, ast.For | ast.AsyncFor):
             return self._for(node)
         if isinstance(node, ast.While):
@@ -137,7 +160,7 @@ class _PythonLowering:
         return lowered
 
     def _assign(self, targets: list[ast.expr], value: ast.expr) -> list[Stmt]:
-        if self.bounds.fresh and _reads_input(_unwrapped(value)):
+        if self.bounds.fresh and reads_input(_unwrapped(value)):
             self.bounds.fresh[-1].update(
                 n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
         lowered: list[Stmt] = []
@@ -235,7 +258,7 @@ class _PythonLowering:
         else:
             inner = self.expr(node.elt)
         generators = node.generators
-        if len(generators) == 1 and _reads_input(generators[0].iter) and not inner:
+        if len(generators) == 1 and reads_input(generators[0].iter) and not inner:
             return [Effect("read")]
         body = inner
         for generator in reversed(generators):
@@ -247,10 +270,14 @@ class _PythonLowering:
         return body
 
     def _call(self, node: ast.Call) -> list[Stmt]:
-        name = call_name(node.func)
+        func = resolve_getattr(node.func)
+        name = call_name(func)
         line = node.lineno
-        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        receiver = func.value if isinstance(func, ast.Attribute) else None
         lowered = self.expr(receiver) if receiver is not None else []
+        opaque = self.opacity.call(node, func)
+        if opaque is not None:
+            return lowered + self._args(node) + [opaque]
         if name in PYTHON_READS:
             return lowered + self._args(node) + [Effect("read")]
         if name in PYTHON_WRITES:
@@ -341,7 +368,7 @@ class _PythonLowering:
         source = node.args[0]
         extra = [item for arg in node.args[1:] for item in self.expr(arg)] + keywords
         sorting = work(N_LOG_N, "sorted()", line) if name == "sorted" else []
-        if _reads_input(source):
+        if reads_input(source):
             return extra + [Effect("read")] + sorting
         if isinstance(source, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             lowered = self.expr(source)
@@ -364,7 +391,7 @@ class _PythonLowering:
         if len(node.args) < 2:
             return self._args(node)
         function, *sources = node.args
-        if all(_reads_input(source) for source in sources) and _is_conversion(function):
+        if all(reads_input(source) for source in sources) and _is_conversion(function):
             return [Effect("read")]
         body: list[Stmt] = []
         if isinstance(function, ast.Name) and function.id in self.user_functions:
@@ -396,15 +423,6 @@ def _shape(arg: ast.expr, param: str, midpoints: set[str]) -> ArgShape:
     if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add | ast.Sub):
         return "stepped"
     return "other"
-
-
-def _reads_input(node: ast.expr) -> bool:
-    """Whether ``node`` is a direct read such as ``input().split()`` or ``stdin.readline()``."""
-    while isinstance(node, ast.Call | ast.Attribute | ast.Subscript):
-        if isinstance(node, ast.Call) and call_name(node.func) in PYTHON_READS:
-            return True
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return False
 
 
 def _unwrapped(node: ast.expr) -> ast.expr:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from complexity_model.static._library import PYTHON_READS
+
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 _HASHED_CALLS = frozenset({"set", "dict", "Counter", "defaultdict", "frozenset", "OrderedDict"})
@@ -67,6 +69,15 @@ def call_name(node: ast.expr) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
+
+
+def reads_input(node: ast.expr) -> bool:
+    """Whether ``node`` is a direct read such as ``input().split()`` or ``stdin.readline()``."""
+    while isinstance(node, ast.Call | ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Call) and call_name(node.func) in PYTHON_READS:
+            return True
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return False
 
 
 def base_name(node: ast.expr) -> str:

@@ -16,6 +16,7 @@ from complexity_model.static._ir import (
     Function,
     LazyFunctions,
     Loop,
+    Opaque,
     Program,
     Stmt,
     Work,
@@ -38,6 +39,13 @@ from complexity_model.static._library import (
     JAVA_WRITE_METHODS,
 )
 from complexity_model.static._ts_bounds import TreeBoundReader, is_midpoint, midpoint_names
+from complexity_model.static._ts_entry import (
+    class_setup,
+    find_entry,
+    is_native,
+    opaque_call,
+    opaque_creation,
+)
 from complexity_model.static._ts_facts import (
     CLASS_TYPES,
     FUNCTION_TYPES,
@@ -69,8 +77,11 @@ def _parser(language: str) -> Parser:
     return Parser(Language(grammar.language()))
 
 
-def lower_tree_sitter(source: str, language: str) -> Program:
-    """Parse Java or C++ ``source``; ValueError when it has no code or too many syntax errors."""
+def lower_tree_sitter(source: str, language: str, entry_point: str | None = None) -> Program:
+    """Parse Java or C++ ``source``; ValueError when it has no code or too many syntax errors.
+
+    The whole program (``main``) is lowered, or the method ``entry_point`` names
+    (EntryPointNotFound when there is none)."""
     tree = _parser(language).parse(source.encode("utf-8", "replace"))
     root = tree.root_node
     if root.has_error or not root.named_children:
@@ -81,7 +92,7 @@ def lower_tree_sitter(source: str, language: str) -> Program:
             statements += kind.endswith(("statement", "declaration"))
         if statements == 0 or errors > max(2, statements // 10):
             raise ValueError(f"{errors} syntax errors in {statements} statements")
-    return _TreeLowering(root, source, language).program()
+    return _TreeLowering(root, source, language).program(entry_point)
 
 
 class _TreeLowering:
@@ -99,7 +110,9 @@ class _TreeLowering:
         self.enclosing_rebound: list[frozenset[str]] = []
         self.params: tuple[str, ...] = ()
 
-    def program(self) -> Program:
+    def program(self, entry_point: str | None) -> Program:
+        if entry_point is not None:
+            return self._entry_program(entry_point)
         names = [name for name in self.user_functions if name != "main"]
         functions = LazyFunctions(names, lambda name: self._function(
             name, self.user_functions[name]))
@@ -111,6 +124,19 @@ class _TreeLowering:
             notes.append("no main: every function counts as an entry point")
             entry = [Branch([[Call(name, (), 0)] for name in functions])]
         return Program(self.language, functions, entry, notes)
+
+    def _entry_program(self, entry_point: str) -> Program:
+        name, definitions, owner = find_entry(self.root, entry_point)
+        self.user_functions[name] = definitions
+        functions = LazyFunctions(list(self.user_functions), lambda key: self._function(
+            key, self.user_functions[key]))
+        owner_name = text(owner.child_by_field_name("name")) if owner is not None else ""
+        setup = [stmt for block in class_setup(owner) for stmt in self.statement(block)]
+        if owner_name in self.user_functions:
+            setup.append(Call(owner_name, (), 0))  # its constructor
+        line = definitions[0].start_point[0] + 1
+        return Program(self.language, functions, [Call(name, (), line)],
+                       [f"entry point {entry_point} (line {line})"], setup)
 
     def _function(self, name: str, nodes: list[Node]) -> Function:
         bodies: list[list[Stmt]] = []
@@ -126,7 +152,10 @@ class _TreeLowering:
             self.midpoints = midpoint_names(body)
             self.enclosing_assigned, self.enclosing_rebound = [], []
             self.bounds.fresh, self.bounds.loop_variables = [], []
-            bodies.append(self.statement(body) if body is not None else [])
+            if body is None and is_native(node):
+                bodies.append([Opaque("a native method", node.start_point[0] + 1)])
+            else:
+                bodies.append(self.statement(body) if body is not None else [])
             (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
              self.bounds.fresh, self.bounds.loop_variables, self.params) = saved
             dimensions = max(dimensions, memo_dimensions(node, set(params)))
@@ -234,6 +263,11 @@ class _TreeLowering:
                 created = text(current.child_by_field_name("type")).split("<")[0]
                 if created in self.user_functions:
                     lowered.append(Call(created, (), current.start_point[0] + 1))
+                opaque = opaque_creation(current, created)
+                if opaque is not None:
+                    lowered.append(opaque)
+            elif kind == "gnu_asm_expression":
+                lowered.append(Opaque("inline assembly", current.start_point[0] + 1))
             elif kind in {"assignment_expression", "update_expression"}:
                 target = current.child_by_field_name("left") or (
                     current.named_children[0] if current.named_children else None)
@@ -285,6 +319,9 @@ class _TreeLowering:
         user = self._user_call(node, name, receiver, owner_type)
         if user is not None:
             return [user]
+        opaque = opaque_call(node, name, qualified, self.language)
+        if opaque is not None:
+            return [opaque]
         if qualified in JAVA_STATIC_CALLS:
             return work(JAVA_STATIC_CALLS[qualified], qualified, line)
         if self.language == "cpp" and receiver is None and name in CPP_FUNCTIONS:

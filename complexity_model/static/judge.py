@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from complexity_model.ladder import UNKNOWN, ComplexityEstimate
 from complexity_model.static._analyse import Analysis
-from complexity_model.static._ir import Program
+from complexity_model.static._ir import EntryPointNotFound, Program
 from complexity_model.static._python import lower_python
 
-if TYPE_CHECKING:
-    from judge_service.schemas import Problem
+__all__ = ["SUPPORTED_LANGUAGES", "ProblemContext", "StaticComplexityJudge"]
 
-__all__ = ["SUPPORTED_LANGUAGES", "StaticComplexityJudge"]
+
+class ProblemContext(Protocol):
+    """What the analyser reads from a problem (``judge_service.schemas.Problem`` is one)."""
+
+    @property
+    def entry_point(self) -> str | None: ...
 
 _BASE_CONFIDENCE = 0.8
 _GUESS_PENALTY = 0.85
@@ -32,30 +36,44 @@ _ALIASES = {
 SUPPORTED_LANGUAGES = frozenset(_ALIASES.values())
 
 
-def _lower_tree_sitter(language: str) -> Callable[[str], Program]:
+def _lower_tree_sitter(language: str) -> Callable[[str, str | None], Program]:
     from complexity_model.static._treesitter import lower_tree_sitter
 
-    return lambda source: lower_tree_sitter(source, language)
+    return lambda source, entry_point: lower_tree_sitter(source, language, entry_point)
+
+
+def _entry_point(problem: ProblemContext | None) -> str | None:
+    """The function the harness calls; None for a stdin program, which runs as a whole."""
+    if problem is None or str(getattr(problem, "mode", "")) == "stdin":
+        return None
+    return problem.entry_point or None
 
 
 class StaticComplexityJudge:
     """Estimates time complexity from source alone: loops, recursion and library costs.
 
-    Supports Python (``ast``), Java and C++ (tree-sitter). Unsupported languages and code that
-    does not parse give ``"unknown"`` with confidence 0; it never raises on bad input.
+    Supports Python (``ast``), Java and C++ (tree-sitter). With a problem that names an
+    ``entry_point`` (function and assert modes) the cost is that function's, in terms of its
+    arguments, following the calls it makes; otherwise the whole program's. Unsupported
+    languages, code that does not parse, a missing entry point and code the analysis cannot see
+    into on the entry point's path (``exec``, lookups by computed names, native libraries) give
+    ``"unknown"`` with confidence 0; it never raises on bad input.
     """
 
     method = "static"
 
     def estimate(
-        self, code: str, language: str, problem: Problem | None = None
+        self, code: str, language: str, problem: ProblemContext | None = None
     ) -> ComplexityEstimate:
         canonical = _ALIASES.get(language.strip().lower())
         if canonical is None:
             return self._unknown(f"unsupported language: {language!r}")
         lower = lower_python if canonical == "python" else _lower_tree_sitter(canonical)
+        entry_point = _entry_point(problem)
         try:
-            program = lower(code)
+            program = lower(code, entry_point)
+        except EntryPointNotFound as error:
+            return self._unknown(f"entry point {entry_point!r} not found: {error}")
         except (SyntaxError, ValueError) as error:
             return self._unknown(f"could not parse the {canonical} code: {error}")
         except RecursionError:
@@ -64,6 +82,9 @@ class StaticComplexityJudge:
             analysis = Analysis(program)
         except RecursionError:
             return self._unknown("the code nests too deeply to analyse")
+        if analysis.opaque:
+            return self._unknown("the code runs code the analysis cannot see into",
+                                 opaque=analysis.opaque)
         confidence = max(_MIN_CONFIDENCE, _BASE_CONFIDENCE * _GUESS_PENALTY**analysis.guesses)
         evidence = {"language": canonical, **analysis.evidence, "notes": program.notes}
         return ComplexityEstimate(
@@ -73,5 +94,5 @@ class StaticComplexityJudge:
             evidence=evidence,
         )
 
-    def _unknown(self, reason: str) -> ComplexityEstimate:
-        return ComplexityEstimate(UNKNOWN, 0.0, self.method, {"reason": reason})
+    def _unknown(self, reason: str, **details: object) -> ComplexityEstimate:
+        return ComplexityEstimate(UNKNOWN, 0.0, self.method, {"reason": reason, **details})
