@@ -2,7 +2,9 @@
 
 ``python -m complexity_model.evaluate`` or ``judge complexity evaluate``; ``--backend static``
 (default) runs :class:`StaticComplexityJudge`, ``--backend served`` asks a served model
-(``--base-url``, ``--model``). Prints, per language and overall, exact-class accuracy,
+(``--base-url``, ``--model``). A row's class is its ``complexity`` or else its ``label``; a row
+with an ``entry_point`` (:data:`FUNCTION_MODE_DATA`) is judged from that function, as in
+function mode. Prints, per language and overall, exact-class accuracy,
 macro-F1, within-one-class accuracy, per-class precision/recall/F1/support, a confusion
 matrix and the time per program; ``--json PATH`` writes the same numbers.
 """
@@ -14,22 +16,33 @@ import json
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from complexity_model._metrics import format_report, score
-from complexity_model.ladder import ComplexityEstimate
+from complexity_model.ladder import ComplexityEstimate, normalise_class
 
 DEFAULT_DATA = (
     Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "codecomplex_dev.jsonl"
 )
+# Hand-written LeetCode and HumanEval style functions and Solution methods, with entry points.
+FUNCTION_MODE_DATA = Path(__file__).resolve().parent / "data" / "function_mode.jsonl"
 BACKENDS = ("static", "served")
 
 
+@dataclass(frozen=True)
+class _EntryPoint:
+    """The part of a problem the static judge reads."""
+
+    entry_point: str | None
+
+
 def load_rows(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
-    """Rows with at least ``code``, ``language`` and ``complexity`` (a ladder class)."""
+    """Rows with at least ``code``, ``language`` and ``complexity`` or ``label`` (a ladder
+    class), and optionally ``entry_point``."""
     rows: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as handle:
         for line in handle:
@@ -50,9 +63,10 @@ def _predict(
 
         judge = StaticComplexityJudge()
         estimates, seconds = [], []
-        for code, language in items:
+        for row, (code, language) in zip(rows, items, strict=True):
+            problem = _EntryPoint(row["entry_point"]) if row.get("entry_point") else None
             start = time.perf_counter()
-            estimates.append(judge.estimate(code, language))
+            estimates.append(judge.estimate(code, language, problem))
             seconds.append(time.perf_counter() - start)
         return estimates, seconds
     if not base_url or not model:
@@ -81,7 +95,7 @@ def run_evaluation(
         groups["all"] = list(range(len(rows)))
     results: dict[str, Any] = {"backend": backend, "languages": {}}
     for language, indices in groups.items():
-        report = score([str(rows[i]["complexity"]) for i in indices],
+        report = score([_truth(rows[i]) for i in indices],
                        [estimates[i].predicted for i in indices])
         times = sorted(seconds[i] * 1000 for i in indices)
         timing = {
@@ -91,6 +105,13 @@ def run_evaluation(
         }
         results["languages"][language] = {**report.as_dict(), **timing}
     return results
+
+
+def _truth(row: dict[str, Any]) -> str:
+    if "complexity" in row:
+        return str(row["complexity"])
+    label = str(row["label"])
+    return normalise_class(label) or label
 
 
 def format_results(results: dict[str, Any]) -> str:
@@ -117,9 +138,9 @@ def format_results(results: dict[str, Any]) -> str:
 
 
 def evaluate(
-    data: Annotated[Path, typer.Option("--data", help="JSONL: code, language, complexity")] = (
-        DEFAULT_DATA
-    ),
+    data: Annotated[Path, typer.Option(
+        "--data", help="JSONL: code, language, complexity or label, optional entry_point; "
+        f"the function-mode set is {FUNCTION_MODE_DATA}")] = DEFAULT_DATA,
     backend: Annotated[str, typer.Option("--backend", help="static or served")] = "static",
     base_url: Annotated[str | None, typer.Option("--base-url", help="served: base URL")] = None,
     model: Annotated[str | None, typer.Option("--model", help="served: model name")] = None,
