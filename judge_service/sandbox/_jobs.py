@@ -159,23 +159,29 @@ def agent_header(
         "checker": _checker(job),
     }
     if spec.compiled and cached is None:
-        header["compile"] = {
-            "argv": spec.compile_command(job.code),
-            "env": spec.environment(),
-            "artifacts": list(spec.artifacts),
-            "limits": {
-                "cpu_ms": limits.compile_time_limit_ms,
-                "wall_ms": limits.compile_time_limit_ms,
-                "memory_kb": limits.compile_memory_limit_mb * 1024,
-                "output_bytes": 1 << 16,
-                "fsize_bytes": settings.sandbox_work_mb << 20,
-            },
-        }
+        header["compile"] = compile_spec(job, spec, settings)
         header["return_artifacts"] = bool(spec.artifacts)
     elif cached is not None:
         files += list(cached.artifacts)
     header["blob_files"] = [{"name": f.name, "size": len(f.content), "mode": f.mode} for f in files]
     return header, b"".join(f.content for f in files)
+
+
+def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, Any]:
+    """How the agent compiles ``job``: all of it is part of the compile-cache key."""
+    limits = job.limits
+    return {
+        "argv": spec.compile_command(job.code),
+        "env": spec.environment(),
+        "artifacts": list(spec.artifacts),
+        "limits": {
+            "cpu_ms": limits.compile_time_limit_ms,
+            "wall_ms": limits.compile_time_limit_ms,
+            "memory_kb": limits.compile_memory_limit_mb * 1024,
+            "output_bytes": 1 << 16,
+            "fsize_bytes": settings.sandbox_work_mb << 20,
+        },
+    }
 
 
 def stack_limit_bytes(memory_mb: int) -> int:
@@ -228,11 +234,12 @@ def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | No
     compiled = reply.get("compile")
     if compiled is None or "exit_code" not in compiled:
         return None
+    entries = reply.get("artifacts", [])
+    if any("error" in entry for entry in entries):
+        return None  # an artifact that did not come back: later runs would miss a file
     artifacts = []
     offset = 0
-    for entry in reply.get("artifacts", []):
-        if "error" in entry:
-            continue
+    for entry in entries:
         artifacts.append(
             Artifact(entry["name"], entry["mode"], blob[offset : offset + entry["size"]])
         )

@@ -1,12 +1,20 @@
-"""Compile cache: the same (image, language, flags, source) compiles once."""
+"""Compile cache: the same build inputs compile once.
+
+An entry is run by every later job with the same inputs, whoever sent it, so its key covers
+everything that can change what the compiler writes, and its artifacts are the bytes the
+compiler wrote (the agent copies them out before any test runs: a program can replace its own
+files while it runs).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -30,11 +38,25 @@ class CompiledProgram:
         return len(self.output) + sum(len(artifact.content) for artifact in self.artifacts)
 
 
-def compile_key(image: str, language: str, argv: Sequence[str], source: str) -> str:
+def compile_key(
+    image_id: str,
+    language: str,
+    build: Mapping[str, Any],
+    source: str,
+    files: Mapping[str, bytes],
+) -> str:
+    """The key of one build: the compiler image's ID (not its tag, which a rebuild moves), the
+    language, the agent's compile spec (argv, environment, artifacts, limits: a compilation cut
+    short by a smaller limit fails), the source and every file sent with the job."""
+    parts = [image_id.encode(), language.encode(), json.dumps(build, sort_keys=True).encode()]
+    parts.append(source.encode())
+    for name in sorted(files):
+        parts += [name.encode(), files[name]]
     digest = hashlib.sha256()
-    for part in (image, language, "\0".join(argv), source):
-        digest.update(part.encode())
-        digest.update(b"\xff")
+    for part in parts:
+        # Length-prefixed: file contents are arbitrary bytes, so no separator byte is safe.
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
     return digest.hexdigest()
 
 

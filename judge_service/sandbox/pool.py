@@ -72,7 +72,11 @@ class SandboxPool:
         spec = _jobs.validate(job, self.settings)
         key = (
             compile_key(
-                self._image_id(job.language), job.language, spec.compile_command(job.code), job.code
+                self._image_id(job.language),
+                job.language,
+                _jobs.compile_spec(job, spec, self.settings),
+                job.code,
+                job.files,
             )
             if spec.compiled
             else ""
@@ -232,6 +236,9 @@ class SandboxPool:
         return self._client
 
     def _image_id(self, language: str) -> str:
+        """The image ID the language's tag names when first asked: every sandbox of the
+        language runs it (a rebuild moves the tag, not this), so the compile-cache key names
+        the compiler that built each entry. A new pool picks up a rebuilt image."""
         if language not in self._image_ids:
             try:
                 image = self._docker().images.get(self.settings.image_prefix + language)
@@ -242,12 +249,12 @@ class SandboxPool:
                 ) from error
             except docker.errors.DockerException as error:
                 raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
-            self._image_ids[language] = image.id or ""
+            # The first answer wins: two first jobs racing a rebuild must not pin two images.
+            return self._image_ids.setdefault(language, image.id or "")
         return self._image_ids[language]
 
     def _start_sandbox(self, language: str) -> Sandbox:
-        self._image_id(language)
-        return Sandbox(self._docker(), language, self.settings)
+        return Sandbox(self._docker(), language, self._image_id(language), self.settings)
 
     def _count(self, result: JobResult) -> None:
         self.stats.jobs += 1

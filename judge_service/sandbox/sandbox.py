@@ -35,7 +35,9 @@ _serial = itertools.count(1)
 class Sandbox:
     """A started container plus its agent; use :meth:`request` from one thread at a time."""
 
-    def __init__(self, client: docker.DockerClient, language: str, settings: Settings) -> None:
+    def __init__(
+        self, client: docker.DockerClient, language: str, image_id: str, settings: Settings
+    ) -> None:
         self.language = language
         self.jobs_run = 0
         self._stderr: deque[bytes] = deque(maxlen=64)
@@ -44,7 +46,7 @@ class Sandbox:
         bundle = _bundle.agent_bundle()
         try:
             self._container = client.containers.create(
-                image=settings.image_prefix + language,
+                image=image_id,
                 command=_bundle.boot_argv(bundle, _bundle.AGENT_MODULE, site=False),
                 name=f"judge-{language}-{os.getpid()}-{next(_serial)}-{os.urandom(3).hex()}",
                 labels={SANDBOX_LABEL: "1", OWNER_LABEL: OWNER, "org.judge.language": language},

@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
+from typing import cast
 
+import docker
+import docker.errors
 import pytest
 
+from judge_service.exceptions import SandboxUnavailable
 from judge_service.sandbox import _bundle, _jobs
 from judge_service.sandbox.cache import Artifact, CompileCache, CompiledProgram, compile_key
 from judge_service.sandbox.languages import LANGUAGES, java_class_name
 from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
 
 
@@ -33,11 +39,78 @@ def test_compile_cache_hits_and_evicts_least_recent_by_bytes() -> None:
 
 
 def test_compile_key_depends_on_every_part() -> None:
-    base = compile_key("img", "cpp", ["g++", "-O2"], "int main(){}")
-    assert base == compile_key("img", "cpp", ["g++", "-O2"], "int main(){}")
-    assert base != compile_key("img2", "cpp", ["g++", "-O2"], "int main(){}")
-    assert base != compile_key("img", "cpp", ["g++", "-O0"], "int main(){}")
-    assert base != compile_key("img", "cpp", ["g++", "-O2"], "int main(){ }")
+    build = {"argv": ["g++", "-O2"], "limits": {"cpu_ms": 1000}}
+    files = {"a.h": b"#define A 1", "b.h": b""}
+    base = compile_key("sha256:1", "cpp", build, "int main(){}", files)
+    assert base == compile_key(
+        "sha256:1",
+        "cpp",
+        dict(reversed(build.items())),
+        "int main(){}",
+        {"b.h": b"", "a.h": b"#define A 1"},
+    )
+    others = [
+        compile_key("sha256:2", "cpp", build, "int main(){}", files),
+        compile_key("sha256:1", "c", build, "int main(){}", files),
+        compile_key("sha256:1", "cpp", {**build, "argv": ["g++", "-O0"]}, "int main(){}", files),
+        compile_key("sha256:1", "cpp", {**build, "limits": {"cpu_ms": 9}}, "int main(){}", files),
+        compile_key("sha256:1", "cpp", build, "int main(){ }", files),
+        compile_key("sha256:1", "cpp", build, "int main(){}", {**files, "a.h": b"#define A 2"}),
+        compile_key("sha256:1", "cpp", build, "int main(){}", {"a.h": b"#define A 1"}),
+        compile_key("sha256:1", "cpp", build, "int main(){}", {"b.h": b"#define A 1", "a.h": b""}),
+        # Boundaries between parts are unambiguous: bytes moved from a name to a content.
+        compile_key("sha256:1", "cpp", build, "int main(){}", {"a.h#": b"define A 1", "b.h": b""}),
+    ]
+    assert len({base, *others}) == len(others) + 1
+
+
+def test_the_compile_spec_the_agent_gets_is_the_one_in_the_key() -> None:
+    job = Job(
+        language="c",
+        code="int main(){}",
+        tests=[{"input": "", "output": ""}],
+        limits={"compile_time_limit_ms": 3000},
+    )
+    spec = _jobs.validate(job, Settings())
+    header, _ = _jobs.agent_header(job, spec, Settings(), None)
+    assert header["compile"] == _jobs.compile_spec(job, spec, Settings())
+    assert header["compile"]["limits"]["cpu_ms"] == 3000
+
+
+def test_a_compilation_whose_artifacts_did_not_all_come_back_is_not_cached() -> None:
+    compiled = {"ok": True, "output": "", "cpu_ms": 1.0, "exit_code": 0}
+    whole = {"compile": compiled, "artifacts": [{"name": "main", "mode": 0o755, "size": 3}]}
+    program = _jobs.compiled_program(whole, b"ELF")
+    assert program is not None and program.artifacts == (Artifact("main", 0o755, b"ELF"),)
+    missing = {**whole, "artifacts": [*whole["artifacts"], {"name": "B.class", "error": "x"}]}
+    assert _jobs.compiled_program(missing, b"ELF") is None
+
+
+class _Images:
+    """A fake Docker client's images and containers: the tag moves when ``rebuild`` says."""
+
+    def __init__(self) -> None:
+        self.tagged = "sha256:first"
+        self.started: list[str] = []
+
+    def get(self, name: str) -> SimpleNamespace:
+        return SimpleNamespace(id=self.tagged)
+
+    def create(self, image: str, **_: object) -> None:
+        self.started.append(image)
+        raise docker.errors.APIError("no container in a unit test")
+
+
+def test_sandboxes_run_the_image_the_compile_key_names_even_after_a_rebuild() -> None:
+    fake = _Images()
+    client = SimpleNamespace(images=fake, containers=fake)
+    pool = SandboxPool(Settings(), client=cast(docker.DockerClient, client))
+    with pytest.raises(SandboxUnavailable):
+        pool.judge(Job(language="c", code="int main(){}", tests=[{"input": "", "output": ""}]))
+    fake.tagged = "sha256:rebuilt"
+    with pytest.raises(SandboxUnavailable):
+        pool.judge(Job(language="c", code="int main(){}", tests=[{"input": "", "output": ""}]))
+    assert fake.started == ["sha256:first", "sha256:first"]
 
 
 def test_java_file_is_named_after_the_public_or_main_class() -> None:

@@ -146,12 +146,14 @@ class Agent:
             if job.get("source_name"):
                 workdir.write_file(job["source_name"], job["source"].encode(), 0o644)
             compiled = self._compile(job, reply) if job.get("compile") else True
-            if compiled:
-                self._run_tests(job, reply)
             if job.get("return_artifacts") and compiled:
+                # Before any test runs: the host caches these bytes for every later job with
+                # the same build inputs, and a running program can replace its own files.
                 reply["artifacts"], reply_blob = workdir.copy_out(
                     job["compile"]["artifacts"], glob=True
                 )
+            if compiled:
+                self._run_tests(job, reply)
             if job.get("fetch_files"):
                 reply["fetched"], fetched_blob = workdir.copy_out(job["fetch_files"], glob=False)
                 reply["fetched_offset"] = len(reply_blob)
