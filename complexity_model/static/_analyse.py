@@ -67,6 +67,8 @@ class Analysis:
     def __init__(self, program: Program) -> None:
         self._functions = program.functions
         self._summaries: dict[str, _Eval] = {}
+        # Recursions that run once per state across all calls (memoised, guarded by a mark).
+        self._once_per_state: set[str] = set()
         self._sites: dict[str, list[_Site]] = {}
         self._frames: list[_Frame] = [_Frame("<entry>")]
         self._next_branch = 0
@@ -177,7 +179,13 @@ class Analysis:
             if not (kind == "fill" and name in function.local_names)
         }
         free = _per_item(summary.cost) if call.amortised else summary.free
+        if call.callee in self._once_per_state and self._reset_in_loop(summary.effects):
+            free = summary.cost  # its memo or marks start afresh in each pass
         return _Eval(summary.cost, free, effects)
+
+    def _reset_in_loop(self, effects: set[tuple[str, str]]) -> bool:
+        filled = {name for kind, name in effects if kind == "fill"}
+        return any(filled & loop.local_names for loop in self._frames[-1].loops)
 
     def _record_site(self, call: Call, depth: int) -> None:
         loops = [lp for frame in self._frames[depth:] for lp in frame.loops]
@@ -207,7 +215,10 @@ class Analysis:
             kind, multiplier, per_call = self._recursion_kind(function, sites, body)
             self._recursion[function.name] = kind
             cost = multiplier * per_call
-            summary = _Eval(cost, cost, body.effects)
+            # Visiting each state once, callers in a loop share the states: per call it costs
+            # one state's work, and the whole search at least once.
+            once = function.name in self._once_per_state
+            summary = _Eval(cost, per_call if once else cost, body.effects)
         else:
             summary = body
         self._summaries[function.name] = summary
@@ -228,12 +239,21 @@ class Analysis:
                 dimensions = max(len(varying), 1)
             dimensions = min(dimensions, _MAX_MEMO_DIMENSIONS)
             states = Cost(degree=LINEAR.degree * dimensions)
+            # Not shared with callers' loops (unlike a visited mark): an index can range over a
+            # product or over values (dp[i * m + j][k]), so the table's rank undercounts states
+            # and the loops around the call make up for it.
             if any("bitmask" in site.shapes for site in sites):
                 return "memoised over subsets (bitmask state)", EXPONENTIAL, body.free
             return f"memoised over {dimensions} dimension(s)", states, body.free
+        if function.visit_dimensions and not any(site.resets_guard for site in sites):
+            dimensions = min(function.visit_dimensions, _MAX_MEMO_DIMENSIONS)
+            self._once_per_state.add(function.name)
+            return (f"search marking {dimensions}-dimensional states visited",
+                    Cost(degree=LINEAR.degree * dimensions), body.free)
         looped = [site for site in sites if site.loop_factor != CONSTANT]
         if looped:
             if any(site.in_amortised_loop for site in looped):
+                self._once_per_state.add(function.name)
                 return "graph search (call per adjacent node)", LINEAR, body.free
             if all(site.resets_guard for site in looped):
                 return "backtracking (branching in a loop)", EXPONENTIAL, CONSTANT

@@ -99,6 +99,9 @@ class Function:
     # Dimensions of the memo table (0: not memoised): the states the recursion can visit.
     memo_dimensions: int = 0
     local_names: frozenset[str] = frozenset()
+    # Dimensions of the visited mark it returns early on and then sets (``if seen[r][c]:
+    # return``; ``seen[r][c] = True``): unless a call undoes the mark, each state runs once.
+    visit_dimensions: int = 0
 
 
 class LazyFunctions(Mapping[str, Function]):

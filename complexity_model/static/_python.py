@@ -38,7 +38,7 @@ from complexity_model.static._python_facts import (
     const_value,
     reads_input,
 )
-from complexity_model.static._python_memo import memo_dimensions, resets_guard
+from complexity_model.static._python_memo import memo_dimensions, resets_guard, visit_dimensions
 from complexity_model.static._python_opaque import Opacity, resolve_getattr
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
@@ -91,7 +91,7 @@ class _PythonLowering:
 
     def _function(self, name: str, defs: list[_Definition]) -> Function:
         bodies: list[list[Stmt]] = []
-        dimensions = 0
+        dimensions = visited = 0
         local_names: set[str] = set()
         for definition in defs:
             saved = self.midpoints
@@ -105,7 +105,10 @@ class _PythonLowering:
             else:
                 self.midpoints = _midpoints(definition)
                 bodies.append(self.block(definition.body))
-                dimensions = max(dimensions, memo_dimensions(definition, PYTHON_MEMO_DECORATORS))
+                found = memo_dimensions(definition, PYTHON_MEMO_DECORATORS)
+                # -1 (memoised on its arguments) must not lose to 0 (not memoised) in a max.
+                dimensions = found if not dimensions else max(dimensions, found)
+                visited = max(visited, visit_dimensions(definition))
                 local_names |= _assigned_names(definition)
             self.midpoints = saved
             (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
@@ -113,7 +116,7 @@ class _PythonLowering:
             local_names |= {arg.arg for arg in definition.args.args}
         body: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
         params = tuple(arg.arg for arg in defs[0].args.args)
-        return Function(name, params, body, dimensions, frozenset(local_names))
+        return Function(name, params, body, dimensions, frozenset(local_names), visited)
 
     # Statements -------------------------------------------------------------------------
 

@@ -32,6 +32,38 @@ def memo_dimensions(
     return 0
 
 
+def visit_dimensions(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The rank of the visited mark the function returns early on and then sets, or 0.
+
+    ``if grid[r][c] != "1": return`` at the top, ``grid[r][c] = "0"`` below: a flood fill. The
+    marked collection may be a parameter, since calls pass the same object on.
+    """
+    marked = _marked(definition)
+    for stmt in definition.body:
+        if not (isinstance(stmt, ast.If) and _exits_with_nothing(stmt.body)):
+            continue
+        for table, rank in _tables_in(stmt.test, set()).items():
+            if table in marked:
+                return max(rank, 1)
+    return 0
+
+
+def _marked(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Assign):
+            names |= {base_name(t) for t in node.targets if isinstance(t, ast.Subscript)}
+        elif isinstance(node, ast.Call) and call_name(node.func) == "add":
+            names.add(base_name(node.func))
+    return names
+
+
+def _exits_with_nothing(body: list[ast.stmt]) -> bool:
+    """``return``, ``return 0``, ``return False``: leaving without a stored answer."""
+    return len(body) == 1 and isinstance(body[0], ast.Return) and (
+        body[0].value is None or isinstance(body[0].value, ast.Constant))
+
+
 def _tables_in(test: ast.expr, params: set[str]) -> dict[str, int]:
     """Collections the test looks up, with how many indices the lookup uses."""
     tables: dict[str, int] = {}

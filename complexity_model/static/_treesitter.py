@@ -57,7 +57,12 @@ from complexity_model.static._ts_facts import (
     text,
     walk,
 )
-from complexity_model.static._ts_recursion import memo_dimensions, parameters, resets_guard
+from complexity_model.static._ts_recursion import (
+    memo_dimensions,
+    parameters,
+    resets_guard,
+    visit_dimensions,
+)
 
 _LOOPS = frozenset({"for_statement", "enhanced_for_statement", "for_range_loop",
                     "while_statement", "do_statement"})
@@ -141,7 +146,7 @@ class _TreeLowering:
     def _function(self, name: str, nodes: list[Node]) -> Function:
         bodies: list[list[Stmt]] = []
         local_names: set[str] = set()
-        dimensions = 0
+        dimensions = visited = 0
         params: tuple[str, ...] = ()
         for node in nodes:
             saved = (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
@@ -158,10 +163,13 @@ class _TreeLowering:
                 bodies.append(self.statement(body) if body is not None else [])
             (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
              self.bounds.fresh, self.bounds.loop_variables, self.params) = saved
-            dimensions = max(dimensions, memo_dimensions(node, set(params)))
+            found = memo_dimensions(node, set(params))
+            # -1 (memoised in a map) must not lose to 0 (not memoised) in a max.
+            dimensions = found if not dimensions else max(dimensions, found)
+            visited = max(visited, visit_dimensions(node))
             local_names |= set(params) | _declared_in(body)
         merged: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
-        return Function(name, params, merged, dimensions, frozenset(local_names))
+        return Function(name, params, merged, dimensions, frozenset(local_names), visited)
 
     # Statements ---------------------------------------------------------------------------
 

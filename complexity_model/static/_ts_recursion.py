@@ -51,6 +51,42 @@ def memo_dimensions(function: Node, params: set[str]) -> int:
     return 0
 
 
+def visit_dimensions(function: Node) -> int:
+    """The rank of the visited mark the function returns early on and then sets, or 0
+    (``if (grid[r][c] != '1') return;`` then ``grid[r][c] = '0';``: a flood fill)."""
+    body = function.child_by_field_name("body")
+    if body is None:
+        return 0
+    marked = {base_name(node.child_by_field_name("left")) for node in walk(body)
+              if node.type == "assignment_expression"}
+    marked |= {base_name(call_parts(node)[1]) for node in walk(body)
+               if node.type in {"method_invocation", "call_expression"}
+               and call_parts(node)[0] in {"add", "insert"}}
+    for stmt in body.named_children:
+        condition = stmt.child_by_field_name("condition")
+        consequence = stmt.child_by_field_name("consequence")
+        if stmt.type != "if_statement" or condition is None or not _exits_with_nothing(
+                consequence):
+            continue
+        for table, rank in _lookups(condition, set()).items():
+            if table in marked:
+                return max(rank, 1)
+    return 0
+
+
+def _exits_with_nothing(node: Node | None) -> bool:
+    """``return;``, ``return 0;``, ``{ return false; }``: leaving without a stored answer."""
+    while node is not None and node.type in {"block", "compound_statement"}:
+        if len(node.named_children) != 1:
+            return False
+        node = node.named_children[0]
+    if node is None or node.type != "return_statement":
+        return False
+    values = node.named_children
+    return not values or values[0].type in {
+        "decimal_integer_literal", "number_literal", "true", "false", "null_literal"}
+
+
 def _lookups(condition: Node, params: set[str]) -> dict[str, int]:
     tables: dict[str, int] = {}
     for node in walk(condition):
