@@ -46,7 +46,9 @@ def _bundle(modules: list[str]) -> bytes:
 def agent_bundle() -> bytes:
     return _bundle(
         [
-            "judge_service.sandbox.agent.plain",  # before checkers, which import it
+            # streams before checkers, which imports it
+            "judge_service.sandbox.agent.plain",
+            "judge_service.sandbox.agent.streams",
             "judge_service.sandbox.agent.checkers",
             "judge_service.sandbox.agent.procfs",  # before helpers, which import it
             "judge_service.sandbox.agent.helpers",

@@ -52,6 +52,8 @@ class CheckerKind(StrEnum):
     TOKENS = "tokens"
     FLOAT = "float"
     CASE_INSENSITIVE = "case_insensitive"
+    # SandboxFusion's stdio rule: line by line, case-insensitive, numbers within rel_tol.
+    LINES = "lines"
     CUSTOM = "custom"
 
 

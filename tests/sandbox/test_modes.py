@@ -500,6 +500,56 @@ def test_crashing_custom_checker_is_a_system_error(judge, crash: str) -> None:
     assert result.system_error and "checker" in result.system_error
 
 
+NUMERIC_CHECKER = """
+import sys
+want = float(open(sys.argv[2]).read().split()[0])
+got = float(open(sys.argv[3], encoding="utf-8").read().split()[0])
+sys.exit(0 if abs(got - want) < 1e-6 else 1)
+"""
+
+
+@pytest.mark.parametrize(
+    "printed",
+    ["print('not a number')\n", "pass\n", "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe')\n"],
+    ids=["text-for-a-number", "no-output", "not-utf8"],
+)
+def test_a_checker_crash_caused_by_the_output_is_a_wrong_answer(judge, printed: str) -> None:
+    checker = Checker(kind="custom", code=NUMERIC_CHECKER)
+    result = judge("python", printed, [{"output": "2.5"}], checker=checker, limits=FAST)
+    assert result.verdict is Verdict.WA, [(t.verdict, t.message) for t in result.tests]
+    assert "checker" in result.tests[0].message
+    right = judge("python", "print(2.5)\n", [{"output": "2.5"}], checker=checker, limits=FAST)
+    assert right.verdict is Verdict.AC
+
+
+def test_lines_checker_is_sandboxfusions_rule(judge) -> None:
+    lines = Checker(kind="lines", rel_tol=1e-5)
+    cases = [
+        ("YES\n0.3333333333\n", "yes\n0.333334", Verdict.AC),
+        ("a  b \n\n", "a  b", Verdict.AC),
+        ("1\n2\n", "1 2", Verdict.WA),
+        ("0.5\n", "0.50002", Verdict.WA),
+    ]
+    for printed, expected, verdict in cases:
+        result = judge("python", _printer(printed), [{"output": expected}], checker=lines)
+        assert result.verdict is verdict, (printed, expected, result.tests[0].message)
+
+
+@pytest.mark.parametrize("kind", ["lines", "tokens", "case_insensitive", "float"])
+def test_huge_outputs_are_compared_within_the_agents_memory(judge, kind: str) -> None:
+    # 60 MB of one-byte lines and tokens: split at once, this is 30 million bytes objects.
+    code = "import sys\nsys.stdout.write('1\\n' * 30_000_000)\n"
+    result = judge(
+        "python",
+        code,
+        [{"output": "1\n" * 29_999_999 + "2"}],
+        checker=Checker(kind=kind),
+        limits={"time_limit_ms": 10000, "output_limit_kb": 65536},
+    )
+    assert result.verdict is Verdict.WA, (result.system_error, result.tests[0].message)
+    assert "29999999" in result.tests[0].message or "30000000" in result.tests[0].message
+
+
 # ---- job options --------------------------------------------------------------------------
 
 

@@ -2,7 +2,7 @@
 
 SandboxFusion runs one ``/run_code`` per test, compiling each time, and compares the output
 itself. Here the whole submission is one engine job (compiled once) and the comparison is
-SandboxFusion's own (:mod:`._oj_compare`).
+SandboxFusion's own rule, run by the agent (the ``lines`` checker).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from pydantic import ValidationError
 
 from judge_service.api.compat._exec import exec_info, limits_for
 from judge_service.api.compat._languages import engine_language
-from judge_service.api.compat._oj_compare import CHECKER, outputs_match
 from judge_service.api.compat.schemas import (
     EvalResult,
     EvalTestCase,
@@ -31,14 +30,14 @@ from judge_service.sandbox.models import (
     Job,
     JobResult,
     TestCase,
-    TestResult,
     Verdict,
 )
 from judge_service.settings import Settings
 
 NO_CODE = "no code could be extracted from the completion"
-# SandboxFusion captures at most 1 MiB of a program's output and compares that.
+# SandboxFusion returns at most 1 MiB of a program's output.
 HOST_REPORT_BYTES = 1 << 20
+SANDBOXFUSION_REL_TOL = 1e-5
 
 
 def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
@@ -92,13 +91,12 @@ def submit_job(
     # SandboxFusion's defaults: 10 s to compile and to run compiled code, 20 s otherwise.
     run_timeout = config.run_timeout or (10 if compiled else 20)
     compile_timeout = config.compile_timeout or 10
-    if run_all_cases(request):
-        # Every test runs: compare here, on the output as SandboxFusion captures it.
-        checker, report, expected = Checker(), HOST_REPORT_BYTES, ["" for _ in cases]
-    else:
-        # Stop at the first failure: the engine must judge, with the same comparison.
-        checker = Checker(kind=CheckerKind.CUSTOM, code=CHECKER)
-        report, expected = None, [case.output["stdout"] for case in cases]
+    # SandboxFusion's comparison, run by the agent as it streams over the output: no process
+    # per test, and no output too large to compare.
+    checker = Checker(kind=CheckerKind.LINES, rel_tol=SANDBOXFUSION_REL_TOL)
+    # With run_all_cases the output comes back as SandboxFusion captures it.
+    report = HOST_REPORT_BYTES if run_all_cases(request) else None
+    expected = [case.output["stdout"] for case in cases]
     return Job(
         language=language,
         code=code,
@@ -144,11 +142,11 @@ def eval_result(
     else:
         tests = [
             EvalTestCase(
-                passed=_passed(request, test, case),
+                passed=test.verdict is Verdict.AC,
                 exec_info=exec_info(language, result, test),
                 test_info=info,
             )
-            for test, case, info in zip(result.tests, cases, infos, strict=False)
+            for test, info in zip(result.tests, infos, strict=False)
         ]
     if not run_all_cases(request):
         failed = next((index for index, test in enumerate(tests) if not test.passed), None)
@@ -159,11 +157,3 @@ def eval_result(
         extracted_code=code or "",
         tests=tests,
     )
-
-
-def _passed(request: SubmitRequest, test: TestResult, case: StdioCase) -> bool:
-    if not run_all_cases(request):
-        return test.verdict is Verdict.AC  # the in-sandbox checker decided
-    # The engine's checker saw no expected output: AC or WA both mean the program exited 0.
-    ran = test.verdict in (Verdict.AC, Verdict.WA)
-    return ran and outputs_match(test.stdout, case.output["stdout"])

@@ -378,6 +378,21 @@ class Agent:
         if checker["kind"] != "custom":
             accepted, message = checkers.check_output(checker["kind"], out, expected, checker)
             return {"verdict": "AC" if accepted else "WA", "message": message}
+        verdict = self._custom_check(checker, stdin_data, expected, out)
+        if verdict["verdict"] != "SE":
+            return verdict
+        # A checker that crashes on this output may be crashing *because* of it (text where it
+        # parses numbers): if it accepts the expected output as an answer, the checker works
+        # and the program's output is wrong; if it fails on that too, the checker is broken.
+        sane = self._custom_check(checker, stdin_data, expected, expected)
+        if sane["verdict"] == "AC":
+            message = "the checker could not read the output: " + verdict["message"]
+            return {"verdict": "WA", "message": message}
+        return verdict
+
+    def _custom_check(
+        self, checker: dict[str, Any], stdin_data: bytes, expected: bytes, out: bytes
+    ) -> dict[str, Any]:
         fds = [workdir.memfd("empty"), workdir.memfd("checker-out"), workdir.memfd("checker-err")]
         fds += [
             workdir.memfd("checker", checker["source"].encode()),

@@ -11,7 +11,9 @@ import json
 import math
 from typing import Any
 
-CHECKER_KINDS = ("exact", "tokens", "float", "case_insensitive", "custom")
+from judge_service.sandbox.agent import streams
+
+CHECKER_KINDS = ("exact", "tokens", "float", "case_insensitive", "lines", "custom")
 
 
 def check_exact(actual: bytes, expected: bytes) -> tuple[bool, str]:
@@ -21,25 +23,36 @@ def check_exact(actual: bytes, expected: bytes) -> tuple[bool, str]:
 
 
 def check_tokens(actual: bytes, expected: bytes) -> tuple[bool, str]:
-    return _compare_tokens(actual.split(), expected.split(), _same_token)
+    return _compare_tokens(actual, expected, None)
 
 
 def check_case_insensitive(actual: bytes, expected: bytes) -> tuple[bool, str]:
-    return _compare_tokens(actual.lower().split(), expected.lower().split(), _same_token)
+    return _compare_tokens(actual.lower(), expected.lower(), None)
+
+
+def check_lines(actual: bytes, expected: bytes, rel_tol: float = 1e-5) -> tuple[bool, str]:
+    """SandboxFusion's stdio comparison: both outputs stripped and split into lines, as many
+    lines on each side, each pair equal once lower-cased and stripped, or both numbers within
+    ``rel_tol`` of the expected one (relative, with a floor of 1e-10 on the divisor)."""
+
+    def same(got: bytes, want: bytes) -> bool:
+        return _same_line(got, want, rel_tol)
+
+    got = streams.Items(actual, lines=True, **_bounds(actual))
+    want = streams.Items(expected, lines=True, **_bounds(expected))
+    return streams.compare(got, want, same, "line")
 
 
 def check_float(
     actual: bytes, expected: bytes, abs_tol: float = 1e-6, rel_tol: float = 1e-6
 ) -> tuple[bool, str]:
     def same(got: bytes, want: bytes) -> bool:
-        if got == want:
-            return True
         got_number, want_number = _as_float(got), _as_float(want)
         if got_number is None or want_number is None:
             return False
         return numbers_close(got_number, want_number, abs_tol, rel_tol)
 
-    return _compare_tokens(actual.split(), expected.split(), same)
+    return _compare_tokens(actual, expected, same)
 
 
 def numbers_close(got: float, want: float, abs_tol: float, rel_tol: float) -> bool:
@@ -60,6 +73,8 @@ def check_output(
         return check_tokens(actual, expected)
     if kind == "case_insensitive":
         return check_case_insensitive(actual, expected)
+    if kind == "lines":
+        return check_lines(actual, expected, float(options.get("rel_tol", 1e-5)))
     if kind == "float":
         return check_float(
             actual,
@@ -117,23 +132,32 @@ def short_json(value: Any, limit: int = 200) -> str:
 def _as_float(token: bytes) -> float | None:
     try:
         return float(token)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 
-def _same_token(got: bytes, want: bytes) -> bool:
-    return got == want
+def _compare_tokens(actual: bytes, expected: bytes, same: streams.Same | None) -> tuple[bool, str]:
+    got, want = streams.Items(actual, lines=False), streams.Items(expected, lines=False)
+    return streams.compare(got, want, same, "token")
 
 
-def _compare_tokens(
-    got_tokens: list[bytes], want_tokens: list[bytes], same: Any
-) -> tuple[bool, str]:
-    for index, (got, want) in enumerate(zip(got_tokens, want_tokens, strict=False)):
-        if not same(got, want):
-            return False, f"token {index + 1}: expected {_show(want)}, got {_show(got)}"
-    if len(got_tokens) != len(want_tokens):
-        return False, f"expected {len(want_tokens)} tokens, got {len(got_tokens)}"
-    return True, ""
+def _bounds(data: bytes) -> dict[str, int]:
+    start, end = streams.stripped_range(data)
+    return {"start": start, "end": end}
+
+
+def _same_line(got: bytes, want: bytes, rel_tol: float) -> bool:
+    got_text = got.decode("utf-8", "replace").lower().strip()
+    want_text = want.decode("utf-8", "replace").lower().strip()
+    if got_text == want_text:
+        return True
+    got_number, want_number = _as_float(got), _as_float(want)
+    if got_number is None or want_number is None:
+        return False
+    try:
+        return abs(got_number - want_number) / max(abs(want_number), 1e-10) < rel_tol
+    except (OverflowError, ValueError):
+        return False
 
 
 def _first_difference(actual: bytes, expected: bytes) -> str:
@@ -141,8 +165,3 @@ def _first_difference(actual: bytes, expected: bytes) -> str:
         if got != want:
             return f"byte {index}: expected {bytes([want])!r}, got {bytes([got])!r}"
     return f"expected {len(expected)} bytes, got {len(actual)}"
-
-
-def _show(token: bytes, limit: int = 40) -> str:
-    text = token.decode("utf-8", "replace")
-    return repr(text if len(text) <= limit else text[:limit] + "...")
