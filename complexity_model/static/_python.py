@@ -123,6 +123,12 @@ class _PythonLowering:
     def block(self, body: list[ast.stmt]) -> list[Stmt]:
         lowered: list[Stmt] = []
         for index, stmt in enumerate(body):
+            rest = body[index + 1:]
+            if isinstance(stmt, ast.If) and not stmt.orelse and rest and _leaves(stmt.body):
+                # What follows ``if c: return`` runs only when c is false: it is the else arm,
+                # so recursive calls there and in the if are alternatives, not two branches.
+                arms = [self.block(stmt.body), self.block(rest)]
+                return lowered + self.expr(stmt.test) + [Branch(arms)]
             items = self.stmt(stmt)
             calls = any(isinstance(item, Call) for item in items)
             if calls and resets_guard(body[index + 1 :]):
@@ -471,6 +477,10 @@ def _early_exit(body: list[ast.stmt], bound: Bound) -> Bound:
     return bound
 
 
+def _leaves(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise)
+
+
 def _assigned_in(body: list[ast.stmt]) -> set[str]:
     names: set[str] = set()
     for stmt in body:
@@ -506,8 +516,16 @@ def _assigned_names(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[s
 
 
 def _midpoints(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names of the middle of a range or of half a size: arguments built on them halve."""
     found: set[str] = set()
     for node in ast.walk(definition):
-        if isinstance(node, ast.Assign) and _is_midpoint(node.value):
+        if isinstance(node, ast.Assign) and (_is_midpoint(node.value) or _half(node.value)):
             found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     return found
+
+
+def _half(value: ast.expr) -> bool:
+    """``len(a) // 2``, ``n >> 1``."""
+    return isinstance(value, ast.BinOp) and isinstance(value.right, ast.Constant) and (
+        (isinstance(value.op, ast.FloorDiv | ast.Div) and value.right.value == 2)
+        or (isinstance(value.op, ast.RShift) and value.right.value == 1))

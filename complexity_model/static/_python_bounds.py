@@ -271,11 +271,13 @@ def _midpoint_names(body: list[ast.stmt]) -> set[str]:
 
 
 def _is_midpoint(value: ast.expr) -> bool:
+    """``(lo + hi) // 2``, or ``lo + (hi - lo) // 2``."""
     if isinstance(value, ast.Call) and call_name(value.func) == "int" and value.args:
         value = value.args[0]
     if isinstance(value, ast.BinOp):
         if isinstance(value.op, ast.FloorDiv | ast.Div | ast.RShift):
-            return isinstance(value.left, ast.BinOp) and isinstance(value.left.op, ast.Add)
+            return isinstance(value.left, ast.BinOp) and isinstance(value.left.op,
+                                                                    ast.Add | ast.Sub)
         if isinstance(value.op, ast.Add):
             return _is_midpoint(value.right) or _is_midpoint(value.left)
     return False

@@ -203,6 +203,14 @@ class _TreeLowering:
     def _block(self, children: list[Node]) -> list[Stmt]:
         lowered: list[Stmt] = []
         for index, child in enumerate(children):
+            rest = children[index + 1:]
+            consequence = child.child_by_field_name("consequence")
+            if (child.type == "if_statement" and rest and _leaves(consequence)
+                    and child.child_by_field_name("alternative") is None):
+                # What follows ``if (c) return;`` runs only when c is false: the else arm.
+                arms = [self.statement(consequence), self._block(rest)]
+                condition = self.expression(child.child_by_field_name("condition"))
+                return lowered + condition + [Branch(arms)]
             items = self.statement(child)
             calls = any(isinstance(item, Call) for item in items)
             if calls and resets_guard(children[index + 1:]):
@@ -440,6 +448,12 @@ def _early_exit(body: Node | None, bound: Bound) -> Bound:
     if any(child.type in _EXITS for child in children) and bound.cost != Cost():
         return Bound(Cost(), f"{bound.reason} (always exits on the first pass)")
     return bound
+
+
+def _leaves(node: Node | None) -> bool:
+    if node is not None and node.type in {"block", "compound_statement"}:
+        node = node.named_children[-1] if node.named_children else None
+    return node is not None and node.type in {"return_statement", "throw_statement"}
 
 
 def _declared_in(node: Node | None) -> set[str]:
