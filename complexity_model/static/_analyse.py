@@ -50,6 +50,7 @@ class _Site:
     shapes: tuple[str, ...]
     loop_factor: Cost
     in_amortised_loop: bool
+    in_element_loop: bool
     resets_guard: bool
     branch_path: tuple[tuple[int, int], ...]
 
@@ -197,6 +198,7 @@ class Analysis:
                 shapes=call.shapes,
                 loop_factor=factor,
                 in_amortised_loop=any(lp.bound.amortised for lp in loops),
+                in_element_loop=any(lp.over_elements for lp in loops),
                 resets_guard=call.resets_guard,
                 branch_path=tuple(self._frames[-1].branch_path) if depth == len(
                     self._frames) - 1 else (),
@@ -257,6 +259,13 @@ class Analysis:
                 return "graph search (call per adjacent node)", LINEAR, body.free
             if all(site.resets_guard for site in looped):
                 return "backtracking (branching in a loop)", EXPONENTIAL, CONSTANT
+            # A parameter is shared state too: the calls pass the same collection on. Calls on a
+            # collection's elements (a tree's children) need no mark to visit each once.
+            own = function.local_names - set(function.params)
+            counting = not any(site.in_element_loop for site in looped)
+            if counting and not any(kind == "fill" and name not in own
+                                    for kind, name in body.effects):
+                return "branching in a loop, nothing marked visited", EXPONENTIAL, CONSTANT
             self._guesses += 1
             return "search guarded by a visited mark", LINEAR, body.cost
         branching = max(

@@ -44,6 +44,8 @@ class Loop:
     line: int
     # Names the body (re)binds each iteration: filling one of them is not filling outer state.
     local_names: frozenset[str] = frozenset()
+    # Visits the elements of a collection (``for child in node.children``) rather than counting.
+    over_elements: bool = False
 
 
 @dataclass

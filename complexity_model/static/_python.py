@@ -199,7 +199,9 @@ class _PythonLowering:
         self.bounds.fresh.pop()
         self.bounds.loop_variables.pop()
         bound = _early_exit(node.body, bound)
-        return setup + [Loop(bound, body, node.lineno, local)] + self.block(node.orelse)
+        counting = isinstance(node.iter, ast.Call) and call_name(node.iter.func) == "range"
+        loop = Loop(bound, body, node.lineno, local, over_elements=not counting)
+        return setup + [loop] + self.block(node.orelse)
 
     def _while(self, node: ast.While) -> list[Stmt]:
         bound = _early_exit(node.body, self.bounds.while_bound(node))

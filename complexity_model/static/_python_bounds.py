@@ -237,6 +237,12 @@ class BoundReader:
                 return Bound(self.size(others[0]), text, pointers=pointers)
         if stepped:
             return Bound(LINEAR, text, pointers=pointers)
+        advanced = _advanced_indices(node.body)
+        if advanced:
+            # Each pass moves an index along a collection: at most its length passes in all,
+            # and across an enclosing loop too when the index is never reset there.
+            return Bound(LINEAR, f"{text} ({', '.join(sorted(advanced))} advances each pass)",
+                         pointers=frozenset(advanced))
         return Bound(LINEAR, f"guess: {text}")
 
 
@@ -309,6 +315,17 @@ def _updates(body: list[ast.stmt]) -> dict[str, set[str]]:
             if owner is not None:
                 found.setdefault(base_name(owner), set()).add("pop")
     return found
+
+
+def _advanced_indices(body: list[ast.stmt]) -> set[str]:
+    """Names every pass steps by a constant (``left += 1`` in the body itself, not in a branch)
+    and that index a collection in the body."""
+    stepped = {stmt.target.id for stmt in body
+               if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)
+               and isinstance(stmt.op, ast.Add | ast.Sub) and isinstance(stmt.value, ast.Constant)}
+    indices = {n.id for stmt in body for sub in ast.walk(stmt) if isinstance(sub, ast.Subscript)
+               for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
+    return stepped & indices
 
 
 def _grows_geometrically(value: ast.expr) -> bool:

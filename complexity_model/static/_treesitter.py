@@ -259,7 +259,8 @@ class _TreeLowering:
         self.enclosing_rebound.pop()
         self.bounds.fresh.pop()
         self.bounds.loop_variables.pop()
-        return setup + [Loop(bound, lowered, node.start_point[0] + 1, local)]
+        elements = kind in {"enhanced_for_statement", "for_range_loop"}
+        return setup + [Loop(bound, lowered, node.start_point[0] + 1, local, elements)]
 
     # Expressions ------------------------------------------------------------------------
 
