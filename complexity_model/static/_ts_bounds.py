@@ -234,16 +234,27 @@ class TreeBoundReader:
         names = _identifiers(condition)
         updates: dict[str, set[str]] = {}
         midpoints = midpoint_names(body) if body is not None else set()
+        copies: list[tuple[str, str]] = []
         for scope in (condition, body):
             if scope is None:
                 continue
             for node in walk(scope):
                 for name, kind in _update_kinds(node, midpoints).items():
                     updates.setdefault(name, set()).add(kind)
+                copied = _copy(node)
+                if copied is not None:
+                    copies.append(copied)
+                temporary = _shrinking_temporary(node)
+                if temporary:
+                    updates.setdefault(temporary, set()).add("mod")
                 if node.type in {"method_invocation", "call_expression"}:
                     method, receiver = call_parts(node)
                     if method in JAVA_POP_METHODS and receiver is not None:
                         updates.setdefault(base_name(receiver), set()).add("pop")
+        for name, source in copies:
+            # t = a % b; a = b; b = t (Euclid with a temporary): b shrinks as t does.
+            updates.setdefault(name, set()).update(
+                updates.get(source, set()) & {"halve", "mod"})
         for name in names:
             kinds = updates.get(name, set())
             if kinds & {"halve", "double", "mod"}:
@@ -337,6 +348,27 @@ def _step_node(updates: list[Node], counter: str) -> Node | None:
             if text(right_operand) == counter:
                 return left_operand
     return None
+
+
+def _copy(node: Node) -> tuple[str, str] | None:
+    """(target, source) of ``a = b`` between two plain variables."""
+    if node.type != "assignment_expression" or operator(node) != "=":
+        return None
+    left, right = node.child_by_field_name("left"), unwrap(node.child_by_field_name("right"))
+    if left is None or right is None or left.type != "identifier" or right.type != left.type:
+        return None
+    return text(left), text(right)
+
+
+def _shrinking_temporary(node: Node) -> str:
+    """The name declared by ``long t = a % b;`` (or ``/ 2``): a value smaller than its source."""
+    if node.type not in {"variable_declarator", "init_declarator"}:
+        return ""
+    value = node.child_by_field_name("value")
+    if value is None or not any(inner.type == "binary_expression" and operator(inner) in {
+            "%", "/", ">>"} for inner in walk(value)):
+        return ""
+    return text(node.child_by_field_name("name") or node.child_by_field_name("declarator"))
 
 
 def _update_kinds(node: Node, midpoints: set[str]) -> dict[str, str]:
