@@ -205,6 +205,117 @@ int Solution::costly(vector<int>& a) { return helper(a); }
     assert judge.estimate(cpp, "cpp", function_problem("helper")).predicted == "O(n^3)"
 
 
+PATTERNS = {
+    "flood fill over a grid": ("python", "islands", "O(n^2)", """
+def islands(grid):
+    def sink(r, c):
+        if r < 0 or c < 0 or r >= len(grid) or c >= len(grid[0]) or grid[r][c] != 1:
+            return
+        grid[r][c] = 0
+        sink(r + 1, c)
+        sink(r - 1, c)
+        sink(r, c + 1)
+        sink(r, c - 1)
+    count = 0
+    for r in range(len(grid)):
+        for c in range(len(grid[0])):
+            if grid[r][c] == 1:
+                count += 1
+                sink(r, c)
+    return count
+"""),
+    "a path search that unmarks after each call": ("python", "paths", "O(2^n)", """
+def paths(grid):
+    def walk(r, c):
+        if r < 0 or c < 0 or r >= len(grid) or c >= len(grid[0]) or grid[r][c] != 1:
+            return 0
+        grid[r][c] = 2
+        found = 1 + walk(r + 1, c) + walk(r, c + 1) + walk(r - 1, c)
+        grid[r][c] = 1
+        return found
+    return walk(0, 0)
+"""),
+    "memoised by decorator": ("python", "lcs", "O(n^2)", """
+from functools import cache
+def lcs(a, b):
+    @cache
+    def go(i, j):
+        if i == len(a) or j == len(b):
+            return 0
+        if a[i] == b[j]:
+            return 1 + go(i + 1, j + 1)
+        return max(go(i + 1, j), go(i, j + 1))
+    return go(0, 0)
+"""),
+    "recursive binary search": ("python", "find", "O(log n)", """
+def find(nums, target):
+    def go(lo, hi):
+        if lo > hi:
+            return -1
+        mid = lo + (hi - lo) // 2
+        if nums[mid] < target:
+            return go(mid + 1, hi)
+        return go(lo, mid - 1) if nums[mid] > target else mid
+    return go(0, len(nums) - 1)
+"""),
+    "merge sort on halves of a slice": ("python", "sort", "O(n log n)", """
+def sort(a):
+    if len(a) <= 1:
+        return a
+    half = len(a) // 2
+    left, right = sort(a[:half]), sort(a[half:])
+    return sorted(left + right)
+"""),
+    "sliding window with a set": ("python", "longest", "O(n)", """
+def longest(s):
+    seen, left, best = set(), 0, 0
+    for right in range(len(s)):
+        while s[right] in seen:
+            seen.remove(s[left])
+            left += 1
+        seen.add(s[right])
+        best = max(best, right - left + 1)
+    return best
+"""),
+    "recursion over prefixes without a memo": ("python", "breaks", "O(2^n)", """
+def breaks(s, words):
+    def can(start):
+        if start == len(s):
+            return True
+        for end in range(start + 1, len(s) + 1):
+            if s[start:end] in words and can(end):
+                return True
+        return False
+    return can(0)
+"""),
+    "Java recursive binary search": ("java", "Solution.find", "O(log n)", """
+class Solution {
+    int find(int[] a, int t) { return go(a, t, 0, a.length - 1); }
+    int go(int[] a, int t, int lo, int hi) {
+        if (lo > hi) return -1;
+        int mid = lo + (hi - lo) / 2;
+        if (a[mid] == t) return mid;
+        if (a[mid] < t) return go(a, t, mid + 1, hi);
+        return go(a, t, lo, mid - 1);
+    }
+}
+"""),
+    "C++ Euclid with a temporary": ("cpp", "find", "O(log n)", """
+long long find(long long a, long long b) {
+    while (b != 0) { long long t = a % b; a = b; b = t; }
+    return a;
+}
+"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_patterns_of_function_mode_code(judge: StaticComplexityJudge, name: str) -> None:
+    language, entry_point, expected, code = PATTERNS[name]
+    estimate = judge.estimate(code, language, function_problem(entry_point))
+    assert estimate.predicted == expected, estimate.evidence
+
+
 @pytest.mark.parametrize(
     ("language", "code", "entry_point"),
     [
