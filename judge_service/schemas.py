@@ -97,6 +97,9 @@ class TestOut(BaseModel):
     verdict: Verdict
     time_ms: float
     memory_kb: int
+    limit: Literal["cpu", "wall"] | None = Field(
+        None, description="Which time limit stopped the test (TLE only)."
+    )
 
 
 class RewardOut(BaseModel):
@@ -126,6 +129,11 @@ class SubmissionResult(BaseModel):
     reward: RewardOut | None = None
     complexity: ComplexityOut | None = None
     cached: bool = False
+    load_dependent: bool = Field(
+        False,
+        description="A wall-clock limit decided part of the verdict even after judging again "
+        "with more time: it may depend on how busy the host was, so it was not cached.",
+    )
 
 
 class JudgeResponse(BaseModel):

@@ -294,7 +294,7 @@ class JudgeService:
             verdict=result.verdict,
             pass_rate=result.pass_rate,
             tests=[
-                TestOut(verdict=t.verdict, time_ms=t.time_ms, memory_kb=t.memory_kb)
+                TestOut(verdict=t.verdict, time_ms=t.time_ms, memory_kb=t.memory_kb, limit=t.limit)
                 for t in result.tests
             ],
             compile_output=(
@@ -302,6 +302,7 @@ class JudgeService:
             ),
             reward=reward,
             complexity=complexity,
+            load_dependent=result.load_dependent,
         )
 
     async def _save(
@@ -325,7 +326,12 @@ class JudgeService:
                     "result": dump,
                 }
             )
-            if item.result.status == "ok" and item.cache_key and not item.result.cached:
+            if (
+                item.result.status == "ok"
+                and item.cache_key
+                and not item.result.cached
+                and not item.result.load_dependent
+            ):
                 cache[item.cache_key] = {k: v for k, v in dump.items() if k not in ("id", "cached")}
         await asyncio.to_thread(self._write, job_id, rows, cache)
         if on_progress is not None:

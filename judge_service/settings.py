@@ -40,6 +40,13 @@ class Settings(BaseSettings):
         4096, ge=0, description="stdout/stderr kept per test in results (the rest is cut)."
     )
     compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
+    wall_retries: int = Field(
+        2,
+        ge=0,
+        le=5,
+        description="Times a test stopped by the wall clock while starved of CPU (or a compile "
+        "stopped by its wall-clock backstop) is judged again, with twice the wall time each time.",
+    )
 
     database_url: str = Field(
         "sqlite:///./judge.db",

@@ -51,6 +51,7 @@ CHECKER_LIMITS = {
     "report_bytes": 4096,
 }
 MAX_FILES_BYTES = 32 << 20
+COMPILE_WALL_FACTOR = 4
 # Room for the agent, the zygote and captured output above a test's own memory limit.
 SANDBOX_OVERHEAD_MB = 192
 
@@ -176,7 +177,9 @@ def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, 
         "artifacts": list(spec.artifacts),
         "limits": {
             "cpu_ms": limits.compile_time_limit_ms,
-            "wall_ms": limits.compile_time_limit_ms,
+            # CPU time is the limit; the wall clock only stops a compiler that blocks, and a
+            # compile it stops is judged again (see _rejudge), never cached.
+            "wall_ms": limits.compile_time_limit_ms * COMPILE_WALL_FACTOR,
             "memory_kb": limits.compile_memory_limit_mb * 1024,
             "output_bytes": 1 << 16,
             "fsize_bytes": settings.sandbox_work_mb << 20,
@@ -225,7 +228,9 @@ def deadline_seconds(job: Job, compiling: bool) -> float:
     per_test = job.limits.wall_ms / 1000 + 2.5
     if job.checker.kind is CheckerKind.CUSTOM:
         per_test += CHECKER_LIMITS["wall_ms"] / 1000
-    compile_s = job.limits.compile_time_limit_ms / 1000 + 5 if compiling else 0
+    compile_s = (
+        job.limits.compile_time_limit_ms * COMPILE_WALL_FACTOR / 1000 + 5 if compiling else 0
+    )
     return 15.0 + compile_s + per_test * len(job.tests)
 
 
@@ -244,6 +249,8 @@ def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | No
             Artifact(entry["name"], entry["mode"], blob[offset : offset + entry["size"]])
         )
         offset += entry["size"]
+    if compiled.get("limit") == "wall":
+        return None  # stopped by the wall clock: the host's load, not the source, decided
     return CompiledProgram(compiled["ok"], compiled["output"], compiled["cpu_ms"], tuple(artifacts))
 
 
@@ -258,13 +265,25 @@ def job_result(
     elif reply.get("compile") is not None:
         compiled = reply["compile"]
         compile_result = CompileResult(
-            ok=compiled["ok"], output=compiled["output"], time_ms=compiled.get("cpu_ms", 0.0)
+            ok=compiled["ok"],
+            output=compiled["output"],
+            time_ms=compiled.get("cpu_ms", 0.0),
+            limit=compiled.get("limit"),
         )
     else:
         compile_result = None
     tests = [TestResult.model_validate(test) for test in reply.get("tests", [])]
+    return summarise(total, tests, compile_result, _fetched(reply, blob))
+
+
+def summarise(
+    total: int,
+    tests: list[TestResult],
+    compile_result: CompileResult | None,
+    fetched: list[FetchedFile],
+) -> JobResult:
+    """The job's verdict from its tests: the first failure's, SE if any test's is SE."""
     passed = sum(test.verdict is Verdict.AC for test in tests)
-    fetched = _fetched(reply, blob)
     if compile_result is not None and not compile_result.ok:
         return JobResult(
             verdict=Verdict.CE, passed=0, total=total, compile=compile_result, files=fetched

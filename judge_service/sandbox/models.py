@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
 
@@ -105,7 +105,11 @@ class Limits(BaseModel):
     )
     memory_limit_mb: int = Field(256, ge=8, description="Peak resident memory per test.")
     output_limit_kb: int = Field(65536, ge=1, description="stdout (and stderr) size per test.")
-    compile_time_limit_ms: int = Field(20000, ge=100, description="Wall time of the compiler.")
+    compile_time_limit_ms: int = Field(
+        20000,
+        ge=100,
+        description="CPU time of the compiler (a wall-clock backstop of 4x stops one that blocks).",
+    )
     compile_memory_limit_mb: int = Field(1536, ge=64)
     report_bytes: int | None = Field(
         None,
@@ -149,6 +153,14 @@ class TestResult(BaseModel):
     stdout: str = ""
     stderr: str = ""
     message: str = ""
+    limit: Literal["cpu", "wall"] | None = Field(
+        None, description="Which time limit stopped the test (TLE only)."
+    )
+    cpu_wait_ms: float | None = Field(
+        None,
+        description="Time the program was runnable but waiting for a CPU, when the wall limit "
+        "stopped it: much of it means the host was busy.",
+    )
 
 
 class CompileResult(BaseModel):
@@ -156,6 +168,9 @@ class CompileResult(BaseModel):
     output: str = ""
     time_ms: float = 0.0
     cached: bool = False
+    limit: Literal["cpu", "wall"] | None = Field(
+        None, description="Which time limit stopped the compiler, if one did."
+    )
 
 
 class FetchedFile(BaseModel):
@@ -177,6 +192,13 @@ class JobResult(BaseModel):
     @property
     def pass_rate(self) -> float:
         return self.passed / self.total if self.total else 0.0
+
+    @property
+    def load_dependent(self) -> bool:
+        """A wall-clock limit decided part of it: the verdict may depend on how busy the host
+        was, so it is never cached."""
+        compile_wall = self.compile is not None and self.compile.limit == "wall"
+        return compile_wall or any(test.limit == "wall" for test in self.tests)
 
     @classmethod
     def system_failure(cls, total: int, message: str) -> JobResult:

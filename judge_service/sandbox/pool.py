@@ -17,7 +17,7 @@ import docker
 import docker.errors
 
 from judge_service.exceptions import SandboxCrashed, SandboxError, SandboxUnavailable
-from judge_service.sandbox import _jobs
+from judge_service.sandbox import _jobs, _rejudge
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
@@ -67,7 +67,22 @@ class SandboxPool:
 
     # ---- public API -----------------------------------------------------------------------
     def judge(self, job: Job) -> JobResult:
-        """Judge one job; the verdict is data, exceptions mean the judge could not judge it."""
+        """Judge one job; the verdict is data, exceptions mean the judge could not judge it.
+
+        What a wall clock cut short while the host starved the program of CPU is judged again
+        with more wall time (see ``_rejudge``)."""
+        result = self._judge_once(job)
+        wall_ms = job.limits.wall_ms
+        for _ in range(self.settings.wall_retries):
+            wall_ms = min(2 * wall_ms, 4 * self.settings.max_time_limit_ms)
+            rejudge = _rejudge.plan(job, result, wall_ms)
+            if rejudge is None:
+                break
+            result = _rejudge.merge(result, rejudge, self._judge_once(rejudge.job))
+        self._count(result)
+        return result
+
+    def _judge_once(self, job: Job) -> JobResult:
         started = time.monotonic()
         spec = _jobs.validate(job, self.settings)
         key = (
@@ -92,7 +107,6 @@ class SandboxPool:
                 self.cache.put(key, compiled)
             result = _jobs.job_result(job, reply, reply_blob, cached)
         result.duration_ms = (time.monotonic() - started) * 1000
-        self._count(result)
         return result
 
     def judge_many(self, jobs: Sequence[Job], workers: int | None = None) -> list[JobResult]:

@@ -111,6 +111,9 @@ class ProcessWatch:
         self.wall_ms = 0.0
         self.peak_kb = 0
         self.killed_for = ""
+        # Time the job's processes spent runnable but waiting for a CPU, read when the wall
+        # limit stopped them: high means the host was busy, not that the program was slow.
+        self.cpu_wait_ms = 0.0
         self.orphan_cpu_ms = 0.0
         self.lost = ""
 
@@ -178,8 +181,11 @@ class Agent:
         self._kill_stragglers()
         failed = watch.killed_for or watch.status != 0
         message = text.decode("utf-8", "replace")
-        if watch.killed_for == "wall" or watch.killed_for == "cpu":
+        if watch.killed_for == "cpu":
             message += "\n[judge] compilation exceeded its time limit"
+        elif watch.killed_for == "wall":
+            # Not the compiler's CPU time: the host was too busy (or the compiler blocked).
+            message += "\n[judge] compilation exceeded its time limit (wall-clock backstop)"
         elif watch.killed_for == "memory":
             message += "\n[judge] compilation exceeded its memory limit"
         elif watch.killed_for == "output":
@@ -190,6 +196,7 @@ class Agent:
             "cpu_ms": round(watch.cpu_ms, 3),
             "wall_ms": round(watch.wall_ms, 3),
             "exit_code": procfs.exit_code(watch.status),
+            "limit": watch.killed_for if watch.killed_for in ("cpu", "wall") else None,
         }
         return not failed
 
@@ -311,12 +318,19 @@ class Agent:
             or len(err) > limits["output_bytes"]
         ):
             return {"verdict": "OLE", "message": "output limit exceeded"}
-        if watch.killed_for in ("cpu", "wall"):
-            return {"verdict": "TLE", "message": f"{watch.killed_for} time limit exceeded"}
+        if watch.killed_for == "wall":
+            return {
+                "verdict": "TLE",
+                "message": "wall time limit exceeded",
+                "limit": "wall",
+                "cpu_wait_ms": round(watch.cpu_wait_ms, 3),
+            }
+        if watch.killed_for == "cpu":
+            return {"verdict": "TLE", "message": "cpu time limit exceeded", "limit": "cpu"}
         if watch.killed_for == "memory":
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGXCPU or watch.cpu_ms > limits["cpu_ms"]:
-            return {"verdict": "TLE", "message": "cpu time limit exceeded"}
+            return {"verdict": "TLE", "message": "cpu time limit exceeded", "limit": "cpu"}
         overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV
         if overflowed or any(m.encode() in err for m in job.get("mle_markers", [])):
             return {"verdict": "MLE", "message": "memory limit exceeded"}
@@ -501,8 +515,11 @@ class Agent:
                 break
             now = time.monotonic()
             if now >= wall_deadline:
-                watch.killed_for = "wall"
-            if now >= cpu_check_at:
+                pids = self._job_pids()
+                used = procfs.usage(pids)[1]
+                watch.killed_for = "cpu" if used >= cpu_limit_s else "wall"
+                watch.cpu_wait_ms = procfs.run_delay_ms(pids)
+            if now >= cpu_check_at and not watch.killed_for:
                 used = procfs.usage(self._job_pids())[1]
                 if used >= cpu_limit_s:
                     watch.killed_for = watch.killed_for or "cpu"

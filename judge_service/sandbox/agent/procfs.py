@@ -95,6 +95,24 @@ def usage(pids: list[int]) -> tuple[int, float]:
     return rss_kb, cpu_s
 
 
+def run_delay_ms(pids: list[int]) -> float:
+    """Milliseconds the processes spent runnable but waiting for a CPU (schedstat's second
+    field), summed over ``pids``."""
+    total_ns = 0
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")  # a JVM or V8 waits on its threads too
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat") as handle:
+                    total_ns += int(handle.read().split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    return total_ns / 1e6
+
+
 def process_state(pid: int) -> str:
     """The kernel's one-letter state of ``pid`` (R, S, T, Z...), or "gone"."""
     try:

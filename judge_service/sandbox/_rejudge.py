@@ -1,0 +1,65 @@
+"""Judging again what the host's load may have decided.
+
+Limits are CPU time; the wall clock is only a backstop for programs that sleep or block. So a
+test the wall clock stopped while its processes spent much of that time *waiting for a CPU*
+(schedstat's run delay: the host was busy, the program was not slow), and a compile stopped by
+its wall-clock backstop, are judged again with twice the wall time, up to ``wall_retries``
+times. A sleeper waits on nothing and is not judged again. Whatever a wall clock still decides
+after that is marked (``limit: "wall"``) and never cached (see ``JobResult.load_dependent``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge_service.sandbox import _jobs
+from judge_service.sandbox.models import Job, JobResult, TestResult
+
+# A test that waited this share of its wall time for a CPU was starved, not sleeping.
+STARVED_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class Rejudge:
+    """What to run again: the whole job (its compile was cut short) or tests from ``start``
+    on (the job stops at its first failure) or just ``indices``."""
+
+    job: Job
+    indices: tuple[int, ...]
+    whole: bool = False
+
+
+def plan(job: Job, result: JobResult, wall_ms: int) -> Rejudge | None:
+    """What of ``result`` to judge again (with ``wall_ms`` of wall time), if anything."""
+    if result.compile is not None and result.compile.limit == "wall":
+        return Rejudge(job, tuple(range(len(job.tests))), whole=True)
+    starved = [index for index, test in enumerate(result.tests) if _starved(job, test)]
+    if not starved:
+        return None
+    indices = (
+        tuple(range(starved[0], len(job.tests))) if job.stop_on_first_failure else tuple(starved)
+    )
+    limits = job.limits.model_copy(update={"wall_time_limit_ms": wall_ms})
+    tests = [job.tests[index] for index in indices]
+    return Rejudge(job.model_copy(update={"tests": tests, "limits": limits}), indices)
+
+
+def merge(result: JobResult, rejudge: Rejudge, again: JobResult) -> JobResult:
+    """``result`` with the tests judged again replaced by their new results."""
+    if rejudge.whole:
+        return again
+    tests = list(result.tests)
+    if rejudge.job.stop_on_first_failure:
+        tests = tests[: rejudge.indices[0]] + list(again.tests)
+    else:
+        for index, test in zip(rejudge.indices, again.tests, strict=False):
+            tests[index] = test
+    merged = _jobs.summarise(result.total, tests, result.compile, result.files)
+    merged.duration_ms = result.duration_ms + again.duration_ms
+    return merged
+
+
+def _starved(job: Job, test: TestResult) -> bool:
+    if test.limit != "wall" or test.time_ms >= job.limits.time_limit_ms:
+        return False
+    return (test.cpu_wait_ms or 0.0) >= STARVED_SHARE * test.wall_ms
