@@ -232,6 +232,10 @@ class _PythonLowering:
             return self._comprehension(node)
         if isinstance(node, ast.Call):
             return self._call(node)
+        if isinstance(node, ast.Name):
+            return self._reference(node)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return []  # helper.cache_clear, f.__name__: reading an attribute calls nothing
         lowered: list[Stmt] = []
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -251,6 +255,14 @@ class _PythonLowering:
                 if is_sequence and not isinstance(count, ast.List):
                     lowered.extend(work(self.bounds.size(count), "sequence repetition", line))
         return lowered
+
+    def _reference(self, node: ast.Name) -> list[Stmt]:
+        """A function of the program used as a value (``handlers = [slow, fast]``) may be
+        called wherever the value goes: its cost counts here."""
+        if isinstance(node.ctx, ast.Load) and node.id in self.user_functions:
+            return [Call(node.id, (), node.lineno)]
+        opaque = self.opacity.reference(node)
+        return [opaque] if opaque is not None else []
 
     def _is_sequence(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
@@ -281,7 +293,7 @@ class _PythonLowering:
         return body
 
     def _call(self, node: ast.Call) -> list[Stmt]:
-        func = resolve_getattr(node.func)
+        func = self.opacity.bindings.resolve(resolve_getattr(node.func))
         name = call_name(func)
         line = node.lineno
         receiver = func.value if isinstance(func, ast.Attribute) else None

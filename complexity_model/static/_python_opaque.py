@@ -20,7 +20,11 @@ from complexity_model.static._library import (
     PYTHON_NATIVE_MODULES,
     PYTHON_OS_PROCESSES,
 )
+from complexity_model.static._python_aliases import Bindings
 from complexity_model.static._python_facts import base_name, call_name, reads_input
+
+_DYNAMIC_NAMES = (PYTHON_DYNAMIC_CODE | PYTHON_NAMESPACE_LOOKUPS | PYTHON_COMPUTED_ATTRIBUTES
+                  | {"__import__", "__builtins__"})
 
 
 class Opacity:
@@ -28,6 +32,7 @@ class Opacity:
 
     def __init__(self, tree: ast.Module, user_functions: Collection[str]) -> None:
         self._user_functions = user_functions
+        self.bindings = Bindings(tree, user_functions)
         # Local name -> (module, the name imported from it or "" for the module itself).
         self._imported: dict[str, tuple[str, str]] = {}
         for node in ast.walk(tree):
@@ -80,7 +85,16 @@ class Opacity:
         if name in self._imported:
             module, original = self._imported[name]
             return self._module_call(module, original, line)
+        if self.bindings.held(name):
+            return Opaque(f"calls {name}, a variable that may hold any function", line)
         return None
+
+    def reference(self, node: ast.Name) -> Opaque | None:
+        """A builtin that runs or finds code, used as a value (``run = exec``)."""
+        name = node.id
+        if name in self._user_functions or name not in _DYNAMIC_NAMES:
+            return None
+        return Opaque(f"passes {name} around as a value", node.lineno)
 
     def _method_call(self, name: str, receiver: ast.expr, line: int) -> Opaque | None:
         if name in {"__getattribute__", "__getattr__"}:

@@ -122,6 +122,25 @@ def slow(nums):
 def f(nums):
     return [slow, len][0](nums)
 """,
+    "exec under another name": """
+def f(nums):
+    run = exec
+    run("for a in nums:\\n    for b in nums:\\n        pass", {"nums": nums})
+""",
+    "exec through __builtins__": """
+def f(nums):
+    __builtins__.exec("for a in nums:\\n    pass", {"nums": nums})
+""",
+    "a variable that may hold any function": """
+def slow(nums):
+    return sum(a * b for a in nums for b in nums)
+
+def f(nums):
+    total = 0
+    for g in (len, slow):
+        total += g(nums)
+    return total
+""",
 }
 
 
@@ -389,6 +408,15 @@ class Solution:
 """
     estimate = judge.estimate(literal_getattr, "python", function_problem("Solution.run"))
     assert estimate.predicted == "O(n^2)"
+    alias = """
+def scan(nums):
+    return sum(nums)
+
+def f(nums):
+    g = scan
+    return [g(nums) for _ in nums]
+"""
+    assert judge.estimate(alias, "python", function_problem("f")).predicted == "O(n^2)"
     # Opaque code the entry point never reaches does not matter.
     unused = TRIPLE_LOOP + '\n\ndef unused():\n    exec("print(1)")\n'
     assert judge.estimate(unused, "python", function_problem("f")).predicted == "O(n^3)"
