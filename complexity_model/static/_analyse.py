@@ -174,6 +174,11 @@ class Analysis:
                 self._record_site(call, depth)
                 return _Eval()
         summary = self._summarise(function)
+        if call.implicit:
+            if summary.cost != CONSTANT:
+                self._opaque.append(f"line {call.line}: {call.callee} costs "
+                                    f"{summary.cost.describe()} wherever the language calls it")
+            return _Eval()
         effects = {
             (kind, name)
             for kind, name in summary.effects

@@ -73,6 +73,9 @@ class Call:
     resets_guard: bool = False
     # Passes data read in the enclosing iteration (see Bound.amortised).
     amortised: bool = False
+    # A special method the language calls where an operator, comparison or loop uses the
+    # object: where and how often is not in the source, so only a constant cost is visible.
+    implicit: bool = False
 
 
 @dataclass

@@ -72,8 +72,12 @@ class _PythonLowering:
         self.enclosing_rebound: list[frozenset[str]] = []
 
     def program(self, entry_point: str | None) -> Program:
-        definitions: dict[str, list[_Definition]] = {**self.user_functions,
-                       **{name: [init] for name, init in self.constructors.items()}}
+        definitions: dict[str, list[_Definition]] = {
+            **self.user_functions,
+            **{name: [init] for name, init in self.constructors.items()},
+            **{f"{owner}.{method.name}": [method]
+               for owner, methods in self.facts.special_methods.items() for method in methods},
+        }
         entry = self.block(self.tree.body)
         notes: list[str] = []
         setup: list[Stmt] = []
@@ -308,9 +312,12 @@ class _PythonLowering:
         if name in _EXITS:
             return lowered
         user = self._user_call(node, name, receiver)
+        special = self._special_calls(name, line) if receiver is None else []
         if user is not None:
             user.amortised = any(self.bounds.is_fresh(arg) for arg in node.args)
-            return lowered + self._args(node) + [user]
+            return lowered + self._args(node) + [user, *special]
+        if special:
+            return lowered + self._args(node) + special
         if name in PYTHON_CONSUMERS or name == "sorted":
             return lowered + self._consume(node, name)
         if name in {"map", "filter"}:
@@ -351,6 +358,11 @@ class _PythonLowering:
                 return work(N_LOG_N, ".sort()", line)
             return work(PYTHON_METHODS[name], f".{name}()", line)
         return []
+
+    def _special_calls(self, class_name: str, line: int) -> list[Stmt]:
+        """A new object of a program's class brings its operators and comparisons along."""
+        return [Call(f"{class_name}.{method.name}", (), line, implicit=True)
+                for method in self.facts.special_methods.get(class_name, [])]
 
     def _user_call(self, node: ast.Call, name: str, receiver: ast.expr | None) -> Call | None:
         if receiver is None and name in self.constructors:

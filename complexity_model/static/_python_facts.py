@@ -13,6 +13,8 @@ _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _HASHED_CALLS = frozenset({"set", "dict", "Counter", "defaultdict", "frozenset", "OrderedDict"})
 _GROWING_METHODS = frozenset({"append", "add", "appendleft", "extend", "insert"})
 _LIST_CALLS = frozenset({"list", "sorted", "range", "tuple"})
+# Special methods that run where the program calls them by name or only for display.
+_EXPLICIT_DUNDERS = frozenset({"__init__", "__new__", "__repr__", "__str__", "__format__"})
 
 
 def const_value(node: ast.expr, constants: dict[str, float]) -> float | None:
@@ -95,6 +97,8 @@ class PythonFacts:
     functions: dict[str, list[_Definition]] = field(default_factory=dict)
     constructors: dict[str, ast.FunctionDef] = field(default_factory=dict)
     """Class name -> its ``__init__``: calling the class runs it."""
+    special_methods: dict[str, list[ast.FunctionDef]] = field(default_factory=dict)
+    """Class name -> the methods Python calls implicitly (operators, comparisons, iteration)."""
     classes: set[str] = field(default_factory=set)
     filled: set[str] = field(default_factory=set)
     # Names bound exactly once, to this value: their size is the value's size.
@@ -114,6 +118,8 @@ class PythonFacts:
                 for item in node.body:
                     if isinstance(item, ast.FunctionDef) and item.name == "__init__":
                         facts.constructors[node.name] = item
+                    elif isinstance(item, ast.FunctionDef) and _is_special(item.name):
+                        facts.special_methods.setdefault(node.name, []).append(item)
             elif isinstance(node, ast.Assign):
                 for target in node.targets:
                     facts._bind(target, node.value, assigned)
@@ -184,6 +190,10 @@ class PythonFacts:
         if isinstance(value, ast.Attribute) and value.attr.startswith("ascii_"):
             return "constant_str"
         return ""
+
+
+def _is_special(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__") and name not in _EXPLICIT_DUNDERS
 
 
 def _is_literal_collection(node: ast.expr) -> bool:

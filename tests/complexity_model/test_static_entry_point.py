@@ -131,6 +131,17 @@ def f(nums):
 def f(nums):
     __builtins__.exec("for a in nums:\\n    pass", {"nums": nums})
 """,
+    "an operator with a loop behind it": """
+class Slow:
+    def __init__(self, items):
+        self.items = items
+
+    def __lt__(self, other):
+        return sum(self.items) < sum(other.items)
+
+def f(nums):
+    return sorted(Slow(nums[:i]) for i in range(len(nums)))[0].items
+""",
     "a variable that may hold any function": """
 def slow(nums):
     return sum(a * b for a in nums for b in nums)
@@ -417,6 +428,22 @@ def f(nums):
     return [g(nums) for _ in nums]
 """
     assert judge.estimate(alias, "python", function_problem("f")).predicted == "O(n^2)"
+    cheap_operator = """
+import heapq
+
+class Item:
+    def __init__(self, key):
+        self.key = key
+
+    def __lt__(self, other):
+        return self.key < other.key
+
+def f(nums):
+    heap = [Item(x) for x in nums]
+    heapq.heapify(heap)
+    return heap[0].key
+"""
+    assert judge.estimate(cheap_operator, "python", function_problem("f")).predicted == "O(n)"
     # Opaque code the entry point never reaches does not matter.
     unused = TRIPLE_LOOP + '\n\ndef unused():\n    exec("print(1)")\n'
     assert judge.estimate(unused, "python", function_problem("f")).predicted == "O(n^3)"
