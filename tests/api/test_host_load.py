@@ -1,0 +1,67 @@
+"""Nothing a busy host decides is cached: a verdict a wall clock decided is served fresh."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from judge_service.api import create_app
+from judge_service.settings import Settings
+from tests.sandbox.test_host_load import PYTHON_BUSY, PYTHON_INPUT, _expected_sum, saturated_host
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    # No judging again: what the wall clock decides under load stays decided, and must not be
+    # remembered.
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/judge.db", sandboxes_per_language=1, wall_retries=0
+    )
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _judge(client: TestClient, submission: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/v1/judge", json={"submissions": [submission]})
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()["results"][0]
+    return result
+
+
+def test_a_wall_clock_verdict_under_load_is_not_cached(client: TestClient) -> None:
+    problem = {
+        "id": "busy-sum",
+        "time_limit_ms": 1500,
+        "tests": [{"input": PYTHON_INPUT, "output": str(_expected_sum(6000000))}],
+    }
+    with saturated_host(per_core=4):
+        for attempt in range(3):  # busy enough that the wall clock decides, most times at once
+            submission = {
+                "language": "python",
+                "problem": problem,
+                "code": PYTHON_BUSY + f"# attempt {attempt}\n",
+            }
+            first = _judge(client, submission)
+            if first["load_dependent"]:
+                break
+        assert first["load_dependent"], first
+        assert first["verdict"] == "TLE" and first["tests"][0]["limit"] == "wall", first
+        again = _judge(client, submission)
+        assert not again["cached"], again
+    quiet = _judge(client, submission)
+    assert quiet["verdict"] == "AC", quiet
+
+
+def test_a_compile_time_out_is_not_served_to_a_longer_compile_timeout(client: TestClient) -> None:
+    code = "#include <bits/stdc++.h>\nint main() { std::puts(\"ok\"); }\n"
+    request = {"code": code, "language": "cpp"}
+    short = client.post("/run_code", json={**request, "compile_timeout": 0.2}).json()
+    assert short["compile_result"]["status"] == "TimeLimitExceeded", short
+    long = client.post("/run_code", json={**request, "compile_timeout": 30}).json()
+    assert long["status"] == "Success" and long["run_result"]["stdout"] == "ok\n", long
