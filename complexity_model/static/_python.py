@@ -230,8 +230,11 @@ class _PythonLowering:
     # Expressions ------------------------------------------------------------------------
 
     def expr(self, node: ast.expr | None) -> list[Stmt]:
-        if node is None or isinstance(node, ast.Lambda):
+        if node is None:
             return []
+        if isinstance(node, ast.Lambda):
+            # Called somewhere, at least once: a loop hidden in a lambda is never free.
+            return self.expr(node.body)
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             return self._comprehension(node)
         if isinstance(node, ast.Call):
@@ -305,6 +308,8 @@ class _PythonLowering:
         opaque = self.opacity.call(node, func)
         if opaque is not None:
             return lowered + self._args(node) + [opaque]
+        if isinstance(func, ast.Lambda):
+            return self._args(node) + self.expr(func)
         if name in PYTHON_READS:
             return lowered + self._args(node) + [Effect("read")]
         if name in PYTHON_WRITES:
@@ -384,18 +389,24 @@ class _PythonLowering:
         return Call(name, shapes, node.lineno)
 
     def _args(self, node: ast.Call) -> list[Stmt]:
+        """The arguments' cost; a function passed as one counts as called (see _reference)."""
+        return [item for arg in node.args for item in self.expr(arg)] + self._keywords(node)
+
+    def _keywords(self, node: ast.Call) -> list[Stmt]:
         lowered: list[Stmt] = []
-        for arg in [*node.args, *(keyword.value for keyword in node.keywords)]:
-            if isinstance(arg, ast.Name) and arg.id in self.user_functions:
-                lowered.append(Call(arg.id, (), node.lineno))  # passed as a callback
-            else:
-                lowered.extend(self.expr(arg))
+        for keyword in node.keywords:
+            items = self.expr(keyword.value)
+            if keyword.arg == "key" and items:
+                # sort, min, max and nlargest call their key function once per element.
+                items = [Loop(Bound(LINEAR, "key function, once per element"), items,
+                              node.lineno)]
+            lowered.extend(items)
         return lowered
 
     def _consume(self, node: ast.Call, name: str) -> list[Stmt]:
         """A builtin that walks its argument once (sum, min, list, sorted, str.join)."""
         line = node.lineno
-        keywords = [item for keyword in node.keywords for item in self.expr(keyword.value)]
+        keywords = self._keywords(node)
         if not node.args:
             return keywords
         if name in {"min", "max"} and len(node.args) >= 2:

@@ -57,6 +57,12 @@ from complexity_model.static._ts_facts import (
     text,
     walk,
 )
+from complexity_model.static._ts_lambdas import (
+    called_by_name,
+    lambda_key,
+    per_element,
+    referenced_method,
+)
 from complexity_model.static._ts_recursion import (
     memo_dimensions,
     parameters,
@@ -114,6 +120,14 @@ class _TreeLowering:
         self.enclosing_assigned: list[frozenset[str]] = []
         self.enclosing_rebound: list[frozenset[str]] = []
         self.params: tuple[str, ...] = ()
+        # Each lambda is a function of its own, by its start (see _ts_lambdas).
+        self.lambdas: dict[int, str] = {}
+        for node in self.facts.lambdas:
+            key = lambda_key(node, language)
+            if key in self.user_functions:
+                key = lambda_key(node, "")
+            self.user_functions[key] = [node]
+            self.lambdas[node.start_byte] = key
 
     def program(self, entry_point: str | None) -> Program:
         if entry_point is not None:
@@ -272,6 +286,9 @@ class _TreeLowering:
         while stack:
             current = stack.pop()
             kind = current.type
+            if kind in {"lambda_expression", "method_reference"}:
+                lowered.extend(self._function_value(current))
+                continue
             if kind in _SKIP or kind in FUNCTION_TYPES:
                 continue
             if kind in {"method_invocation", "call_expression"}:
@@ -296,6 +313,23 @@ class _TreeLowering:
                 lowered.extend(self._stream(current))
             stack.extend(reversed(current.named_children))
         return lowered
+
+    def _function_value(self, node: Node) -> list[Stmt]:
+        """A lambda or method reference counts as called where it is written."""
+        if node.type == "lambda_expression":
+            key = self.lambdas.get(node.start_byte, "")
+            if not key or called_by_name(key):
+                return []
+        else:
+            key = referenced_method(node)
+            if key not in self.user_functions:
+                return []
+        line = node.start_point[0] + 1
+        call = Call(key, (), line)
+        times = per_element(node)
+        if times is None:
+            return [call]
+        return [Loop(Bound(times, "applies a function to every element"), [call], line)]
 
     def _note_fresh(self, declarator: Node) -> None:
         value = declarator.child_by_field_name("value")
@@ -336,6 +370,10 @@ class _TreeLowering:
         user = self._user_call(node, name, receiver, owner_type)
         if user is not None:
             return [user]
+        held = self.facts.single_values.get(owner) if receiver is not None and (
+            receiver.type == "identifier") else None
+        if held is not None and held.start_byte in self.lambdas:
+            return [Call(self.lambdas[held.start_byte], (), line)]  # r.run(), f.apply(x)
         opaque = opaque_call(node, name, qualified, self.language)
         if opaque is not None:
             return [opaque]

@@ -218,7 +218,7 @@ _CALL_KINDS = frozenset({"method_invocation", "call_expression"})
 _RANGE_FOR_KINDS = frozenset({"enhanced_for_statement", "for_range_loop"})
 _FACT_KINDS = (CLASS_TYPES | FUNCTION_TYPES | _DECLARATOR_KINDS | _DECLARATION_KINDS
                | _CALL_KINDS | _RANGE_FOR_KINDS
-               | {"assignment_expression", "update_expression"})
+               | {"assignment_expression", "update_expression", "lambda_expression"})
 
 
 @dataclass
@@ -231,6 +231,7 @@ class TreeFacts:
     functions: dict[str, list[Node]] = field(default_factory=dict)
     io_methods: set[str] = field(default_factory=set)
     classes: set[str] = field(default_factory=set)
+    lambdas: list[Node] = field(default_factory=list)
 
     @classmethod
     def collect(cls, root: Node, source: str) -> TreeFacts:
@@ -309,6 +310,8 @@ class TreeFacts:
                     and call_parts(receiver)[0] == "get"
                 ):
                     self.adjacency.add(base_name(receiver))
+        elif kind == "lambda_expression":
+            self.lambdas.append(node)
         elif kind in _RANGE_FOR_KINDS:
             name = text(node.child_by_field_name("name")) or declarator_name(
                 node.child_by_field_name("declarator"))

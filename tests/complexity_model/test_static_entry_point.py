@@ -330,6 +330,44 @@ class Solution {
     }
 }
 """),
+    "a lambda called on the spot": ("python", "f", "O(n^2)", """
+def f(nums):
+    return (lambda: [a * b for a in nums for b in nums])()
+"""),
+    "a sort key with a loop": ("python", "f", "O(n^2)", """
+def f(nums):
+    return sorted(nums, key=lambda x: sum(nums) - x)
+"""),
+    "Java lambda run later": ("java", "Solution.f", "O(n^2)", """
+class Solution {
+    int f(int[] a) {
+        int[] s = new int[1];
+        Runnable r = () -> { for (int x : a) for (int y : a) s[0] += x * y; };
+        r.run();
+        return s[0];
+    }
+}
+"""),
+    "Java forEach with a method reference": ("java", "Solution.f", "O(n^2)", """
+import java.util.*;
+class Solution {
+    int f(List<Integer> a) {
+        a.forEach(this::scan);
+        return 0;
+    }
+    void scan(int x) { for (int i = 0; i < x; i++) {} }
+}
+"""),
+    "C++ named lambda called in a loop": ("cpp", "f", "O(n^2)", """
+#include <vector>
+using namespace std;
+long long f(vector<int>& a) {
+    long long s = 0;
+    auto row = [&](int x) { for (int y : a) s += x * y; };
+    for (int x : a) row(x);
+    return s;
+}
+"""),
     "C++ Euclid with a temporary": ("cpp", "find", "O(log n)", """
 long long find(long long a, long long b) {
     while (b != 0) { long long t = a % b; a = b; b = t; }

@@ -202,9 +202,18 @@ class Agent:
 
     def _run_tests(self, job: dict[str, Any], reply: dict[str, Any]) -> None:
         source_fd = workdir.memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
+        budget_s = job.get("budget_ms", 0) / 1000.0
+        started = time.monotonic()
+        report = ReportBudget(job["limits"]["report_bytes"], job["limits"]["report_total_bytes"])
         try:
             for test in job["tests"]:
-                result = self._run_one(job, test, source_fd)
+                if budget_s and time.monotonic() - started > budget_s:
+                    # The job has had its share of the sandbox: the tests left are TLE, unrun.
+                    reply["tests"].append(_budget_spent(budget_s))
+                    if job.get("stop_on_first_failure"):
+                        break
+                    continue
+                result = self._run_one(job, test, source_fd, report)
                 tampered = self._repair_after_test()
                 if result.get("message") == HELPER_LOST:
                     # The rest of the job would run on a helper the program may still be racing.
@@ -699,6 +708,17 @@ def _rlimits(limits: dict[str, Any]) -> dict[str, int]:
         "fsize": limits.get("fsize_bytes", limits["output_bytes"] + 1),
         "stack": limits.get("stack_bytes", -1),
         "nofile": 256,
+    }
+
+
+def _budget_spent(budget_s: float) -> dict[str, Any]:
+    return {
+        "verdict": "TLE",
+        "message": f"not run: the job's wall-clock budget ({budget_s:.0f} s) was spent",
+        "limit": "budget",
+        "time_ms": 0.0,
+        "wall_ms": 0.0,
+        "memory_kb": 0,
     }
 
 
