@@ -97,7 +97,7 @@ class TestOut(BaseModel):
     verdict: Verdict
     time_ms: float
     memory_kb: int
-    limit: Literal["cpu", "wall"] | None = Field(
+    limit: Literal["cpu", "wall", "budget"] | None = Field(
         None, description="Which time limit stopped the test (TLE only)."
     )
 

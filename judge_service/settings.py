@@ -18,9 +18,11 @@ class Settings(BaseSettings):
     )
 
     sandboxes_per_language: int = Field(
-        default_factory=lambda: os.cpu_count() or 2,
+        default_factory=lambda: 4 * (os.cpu_count() or 2),
         ge=1,
-        description="Most warm sandbox containers per language (default: one per core).",
+        description="Most warm sandbox containers per language (default: four per core). Limits "
+        "are CPU time, so more sandboxes than cores do not change verdicts, and a program that "
+        "sleeps or waits holds a sandbox without holding a core.",
     )
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
@@ -40,6 +42,15 @@ class Settings(BaseSettings):
         4096, ge=0, description="stdout/stderr kept per test in results (the rest is cut)."
     )
     compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
+    job_budget_factor: float = Field(
+        3.0,
+        ge=1,
+        description="A job's wall-clock budget, as a multiple of the sum of its tests' CPU "
+        "limits (plus 5 s); tests not started when it is spent are TLE (limit: budget).",
+    )
+    max_job_wall_s: float = Field(
+        900.0, gt=0, description="The most wall-clock time one job may hold a sandbox for."
+    )
     wall_retries: int = Field(
         2,
         ge=0,

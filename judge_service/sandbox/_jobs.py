@@ -153,10 +153,13 @@ def agent_header(
             "report_bytes": (
                 settings.report_bytes if limits.report_bytes is None else limits.report_bytes
             ),
+            # All tests' reports together: the reply is built from what the agent sends back.
+            "report_total_bytes": settings.max_reply_output_bytes,
             "stack_bytes": stack_limit_bytes(memory_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
         "tests": [test.model_dump(exclude_none=True) for test in job.tests],
+        "budget_ms": job_budget_ms(job, settings),
         "checker": _checker(job),
     }
     if spec.compiled and cached is None:
@@ -185,6 +188,13 @@ def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, 
             "fsize_bytes": settings.sandbox_work_mb << 20,
         },
     }
+
+
+def job_budget_ms(job: Job, settings: Settings) -> int:
+    """How long the job's tests may hold the sandbox, all together: a few times what their
+    CPU limits allow (a sleeper costs no CPU but holds a sandbox), never past the cap."""
+    allowed = settings.job_budget_factor * job.limits.time_limit_ms * len(job.tests) + 5000
+    return int(min(allowed, settings.max_job_wall_s * 1000))
 
 
 def stack_limit_bytes(memory_mb: int) -> int:

@@ -36,8 +36,12 @@ def plan(job: Job, result: JobResult, wall_ms: int) -> Rejudge | None:
     starved = [index for index, test in enumerate(result.tests) if _starved(job, test)]
     if not starved:
         return None
+    # Tests left unrun when the job's budget was spent: spent by starved tests, so run them too.
+    unrun = [index for index, test in enumerate(result.tests) if test.limit == "budget"]
     indices = (
-        tuple(range(starved[0], len(job.tests))) if job.stop_on_first_failure else tuple(starved)
+        tuple(range(starved[0], len(job.tests)))
+        if job.stop_on_first_failure
+        else tuple(sorted(starved + unrun))
     )
     limits = job.limits.model_copy(update={"wall_time_limit_ms": wall_ms})
     tests = [job.tests[index] for index in indices]

@@ -153,8 +153,10 @@ class TestResult(BaseModel):
     stdout: str = ""
     stderr: str = ""
     message: str = ""
-    limit: Literal["cpu", "wall"] | None = Field(
-        None, description="Which time limit stopped the test (TLE only)."
+    limit: Literal["cpu", "wall", "budget"] | None = Field(
+        None,
+        description="Which time limit stopped the test (TLE only): its CPU or wall limit, or the "
+        "job's wall-clock budget, spent before the test ran.",
     )
     cpu_wait_ms: float | None = Field(
         None,
@@ -198,7 +200,7 @@ class JobResult(BaseModel):
         """A wall-clock limit decided part of it: the verdict may depend on how busy the host
         was, so it is never cached."""
         compile_wall = self.compile is not None and self.compile.limit == "wall"
-        return compile_wall or any(test.limit == "wall" for test in self.tests)
+        return compile_wall or any(test.limit in ("wall", "budget") for test in self.tests)
 
     @classmethod
     def system_failure(cls, total: int, message: str) -> JobResult:

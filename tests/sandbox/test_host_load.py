@@ -143,6 +143,25 @@ def test_a_sleeper_is_stopped_by_the_wall_clock_once_and_marked() -> None:
     assert test.wall_ms < 2500
 
 
+@pytest.mark.integration
+def test_a_job_that_spends_its_wall_clock_budget_gets_its_remaining_tests_as_tle() -> None:
+    settings = Settings(sandboxes_per_language=1, job_budget_factor=1, max_job_wall_s=2)
+    with SandboxPool(settings) as pool:
+        job = Job(
+            language="python",
+            code="import time\ntime.sleep(30)\n",
+            tests=[{"output": ""}] * 8,
+            limits={"time_limit_ms": 500, "wall_time_limit_ms": 800},
+        )
+        result = pool.judge(job)
+    limits = [test.limit for test in result.tests]
+    assert result.verdict is Verdict.TLE and len(limits) == 8
+    assert limits[:2] == ["wall", "wall"] and limits[-4:] == ["budget"] * 4, limits
+    assert "budget" in result.tests[-1].message and result.load_dependent
+    # Eight sleepers would hold the sandbox for 6.4 s; the budget let it go after about 2.
+    assert sum(test.wall_ms for test in result.tests) < 3200
+
+
 # ---- the plan, on made-up results ----------------------------------------------------------
 def _result(*tests: TestResult) -> JobResult:
     from judge_service.sandbox import _jobs
