@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import collections
 
 from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N
 from complexity_model.static._ir import (
@@ -46,6 +47,13 @@ _EXITS = frozenset({"exit", "quit"})
 _MODULES = frozenset({"heapq", "bisect", "math", "itertools", "h", "hq", "bi", "bs"})
 _LAZY = frozenset({"map", "filter", "zip", "enumerate", "range", "reversed"})
 _CONVERSIONS = frozenset({"int", "float", "str", "ord", "chr", "abs", "bool", "list", "tuple"})
+# Methods of the builtin types a receiver of unknown type may be: a call of one of these names
+# is not taken for the program's method of the same name.
+_BUILTIN_METHODS = frozenset(
+    name for kind in (list, dict, set, frozenset, str, bytes, bytearray, tuple, int, float,
+                      complex, collections.deque, collections.Counter, object)
+    for name in dir(kind)
+)
 
 
 def lower_python(source: str, entry_point: str | None = None) -> Program:
@@ -374,10 +382,8 @@ class _PythonLowering:
             return Call(name, (), node.lineno)
         if name not in self.user_functions:
             return None
-        if receiver is not None:
-            kind = self.facts.kinds.get(base_name(receiver), "")
-            if not (base_name(receiver) in {"self", "cls"} or kind.startswith("instance:")):
-                return None
+        if receiver is not None and not self._program_object(receiver, name):
+            return None
         definition = self.user_functions[name][0]
         params = [arg.arg for arg in definition.args.args]
         if receiver is not None and params and params[0] in {"self", "cls"}:
@@ -387,6 +393,15 @@ class _PythonLowering:
             for index, arg in enumerate(node.args)
         )
         return Call(name, shapes, node.lineno)
+
+    def _program_object(self, receiver: ast.expr, method: str) -> bool:
+        """Whether ``receiver.method(...)`` calls the program's method ``method``: on self, an
+        object of its classes, or any object when no builtin type has such a method."""
+        if isinstance(receiver, ast.Call) and call_name(receiver.func) in self.facts.classes:
+            return True
+        kind = self.facts.kinds.get(base_name(receiver), "")
+        return (base_name(receiver) in {"self", "cls"} or kind.startswith("instance:")
+                or method not in _BUILTIN_METHODS)
 
     def _args(self, node: ast.Call) -> list[Stmt]:
         """The arguments' cost; a function passed as one counts as called (see _reference)."""

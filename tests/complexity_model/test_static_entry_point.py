@@ -338,6 +338,14 @@ def f(nums):
 def f(nums):
     return sorted(nums, key=lambda x: sum(nums) - x)
 """),
+    "a method of an object made on the spot": ("python", "f", "O(n^2)", """
+class Helper:
+    def pairs(self, nums):
+        return sum(a * b for a in nums for b in nums)
+
+def f(nums):
+    return Helper().pairs(nums)
+"""),
     "Java lambda run later": ("java", "Solution.f", "O(n^2)", """
 class Solution {
     int f(int[] a) {
