@@ -126,6 +126,11 @@ class SubmissionResult(BaseModel):
     pass_rate: float | None = None
     tests: list[TestOut] = Field(default_factory=list)
     compile_output: str | None = None
+    truncated: bool = Field(
+        False,
+        description="compile_output is cut: the reply's compiler output reached the "
+        "max_reply_output_bytes setting.",
+    )
     reward: RewardOut | None = None
     complexity: ComplexityOut | None = None
     cached: bool = False

@@ -111,7 +111,7 @@ class JudgeService:
             assert item.result is not None, "every item is answered"
             self._count(item)
             results.append(item.result)
-        return results
+        return bounded_output(results, self.settings.max_reply_output_bytes)
 
     async def run_jobs(self, jobs: list[Job]) -> list[JobResult]:
         """Run engine jobs as given, through the same dispatcher and sandboxes as ``judge``.
@@ -229,8 +229,12 @@ class JudgeService:
             mode=problem.mode,
             entry_point=problem.entry_point,
             checker=problem.checker,
+            # report_bytes=0: a submission's result has no test output, so none leaves the
+            # sandbox.
             limits=Limits(
-                time_limit_ms=problem.time_limit_ms, memory_limit_mb=problem.memory_limit_mb
+                time_limit_ms=problem.time_limit_ms,
+                memory_limit_mb=problem.memory_limit_mb,
+                report_bytes=0,
             ),
             stop_on_first_failure=options.stop_on_first_failure,
         )
@@ -357,6 +361,21 @@ class JudgeService:
         if not result.cached:
             for test in result.tests:
                 self.metrics.tests.labels(verdict=test.verdict.value, language=language).inc()
+
+
+def bounded_output(results: list[SubmissionResult], budget: int) -> list[SubmissionResult]:
+    """``results`` as one reply carries them: compiler output, the only program output a result
+    holds, at most ``budget`` bytes over the batch, in order; a result cut says ``truncated``.
+    What is stored and cached stays whole."""
+    bounded = []
+    for result in results:
+        output = (result.compile_output or "").encode()
+        if len(output) > budget:
+            kept = output[:budget].decode("utf-8", "ignore")
+            result = result.model_copy(update={"compile_output": kept, "truncated": True})
+        budget -= min(len(output), budget)
+        bounded.append(result)
+    return bounded
 
 
 def _describe(error: Exception) -> str:

@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     report_bytes: int = Field(
         4096, ge=0, description="stdout/stderr kept per test in results (the rest is cut)."
     )
+    max_reply_output_bytes: int = Field(
+        8 << 20,
+        ge=0,
+        description="Most program output one reply carries: all tests' stdout and stderr of a "
+        "job, all compiler output of a /v1 batch; past it output is cut and marked truncated.",
+    )
     compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
     job_budget_factor: float = Field(
         3.0,

@@ -18,6 +18,7 @@ from judge_service.schemas import (
     SubmissionResult,
     SubmitResponse,
 )
+from judge_service.service import bounded_output
 
 router = APIRouter(prefix="/v1", dependencies=[AuthDep])
 
@@ -84,7 +85,14 @@ async def submission_status(state: StateDep, job_id: str) -> JobStatus:
         status=job["status"],
         total=job["total"],
         completed=job["completed"],
-        results=[SubmissionResult.model_validate(r) for r in results] if results else None,
+        results=(
+            bounded_output(
+                [SubmissionResult.model_validate(r) for r in results],
+                state.settings.max_reply_output_bytes,
+            )
+            if results
+            else None
+        ),
         error=job.get("error"),
     )
 

@@ -152,6 +152,11 @@ class TestResult(BaseModel):
     signal: int | None = None
     stdout: str = ""
     stderr: str = ""
+    truncated: bool = Field(
+        False,
+        description="stdout or stderr is cut: past report_bytes, or past the job's share of "
+        "the max_reply_output_bytes setting.",
+    )
     message: str = ""
     limit: Literal["cpu", "wall", "budget"] | None = Field(
         None,

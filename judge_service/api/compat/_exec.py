@@ -134,6 +134,7 @@ def _run_result(test: TestResult) -> CommandRunResult:
             execution_time=seconds,
             stdout=test.stdout,
             stderr=test.stderr,
+            truncated=test.truncated,
         )
     return CommandRunResult(
         status=CommandStatus.FINISHED,
@@ -141,6 +142,7 @@ def _run_result(test: TestResult) -> CommandRunResult:
         return_code=_return_code(test),
         stdout=test.stdout,
         stderr=test.stderr,
+        truncated=test.truncated,
     )
 
 

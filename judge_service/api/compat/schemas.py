@@ -32,6 +32,11 @@ class CommandRunResult(BaseModel):
     )
     stdout: str = ""
     stderr: str = ""
+    # Not in SandboxFusion's schema (it cuts each stream at 1 MiB silently); its clients ignore
+    # a field they do not know.
+    truncated: bool = Field(
+        False, description="stdout or stderr is cut: past 1 MiB, or past the reply's output cap."
+    )
 
 
 class RunCodeRequest(BaseModel):

@@ -118,6 +118,21 @@ class ProcessWatch:
         self.lost = ""
 
 
+class ReportBudget:
+    """How much of the programs' output a job's reply carries: each stream of each test at most
+    ``per_stream`` bytes, and all of them together at most ``total``, taken in test order (so a
+    job of loud tests cannot make a reply, and the host process reading it, of any size)."""
+
+    def __init__(self, per_stream: int, total: int) -> None:
+        self.per_stream = per_stream
+        self.left = total
+
+    def take(self, data: bytes) -> bytes:
+        kept = data[: min(self.per_stream, self.left)]
+        self.left -= len(kept)
+        return kept
+
+
 class Agent:
     def __init__(self, init: dict[str, Any], libc: Any) -> None:
         self.libc = libc
@@ -236,7 +251,9 @@ class Agent:
             if source_fd >= 0:
                 os.close(source_fd)
 
-    def _run_one(self, job: dict[str, Any], test: dict[str, Any], source_fd: int) -> dict[str, Any]:
+    def _run_one(
+        self, job: dict[str, Any], test: dict[str, Any], source_fd: int, report: ReportBudget
+    ) -> dict[str, Any]:
         limits = job["limits"]
         mode = job["mode"]
         token = os.urandom(16).hex()
@@ -290,15 +307,16 @@ class Agent:
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
                 os.close(fd)
-        report = limits["report_bytes"]
+        shown_out, shown_err = report.take(out), report.take(err)
         verdict.update(
             time_ms=round(watch.cpu_ms, 3),
             wall_ms=round(watch.wall_ms, 3),
             memory_kb=watch.peak_kb,
             exit_code=procfs.exit_code(watch.status),
             signal=procfs.signal_of(watch.status),
-            stdout=_display(out[:report]),
-            stderr=_display(err[:report]),
+            stdout=_display(shown_out),
+            stderr=_display(shown_err),
+            truncated=len(shown_out) < len(out) or len(shown_err) < len(err),
         )
         return verdict
 
