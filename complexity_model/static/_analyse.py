@@ -80,8 +80,11 @@ class Analysis:
         self._max_nesting = 0
         self._guesses = 0
         self._opaque: list[str] = []
+        self._implicit: dict[str, Cost] = {}
         result = self._block(program.entry)
         self.total: Cost = result.cost
+        for cost in self._implicit.values():
+            self.total = self.total | cost
         if program.setup:
             # A walk of its own: the setup's loops and calls must not count towards the total.
             setup = Program(program.language, program.functions, program.setup)
@@ -96,6 +99,8 @@ class Analysis:
             "recursion": dict(self._recursion),
             "library_calls": sorted(set(self._library)),
             "test_case_loops": sorted(self._test_case_loops),
+            "implicit_calls": {name: cost.describe() for name, cost in self._implicit.items()
+                               if cost != CONSTANT},
             "total": self.total.describe(),
         }
 
@@ -175,9 +180,10 @@ class Analysis:
                 return _Eval()
         summary = self._summarise(function)
         if call.implicit:
-            if summary.cost != CONSTANT:
-                self._opaque.append(f"line {call.line}: {call.callee} costs "
-                                    f"{summary.cost.describe()} wherever the language calls it")
+            # Where and how often the language calls it is not in the source: about once
+            # per element of the collections it serves, once for the whole program.
+            self._implicit[call.callee] = LINEAR * summary.cost if summary.cost != CONSTANT \
+                else CONSTANT
             return _Eval()
         effects = {
             (kind, name)

@@ -73,8 +73,9 @@ class Call:
     resets_guard: bool = False
     # Passes data read in the enclosing iteration (see Bound.amortised).
     amortised: bool = False
-    # A special method the language calls where an operator, comparison or loop uses the
-    # object: where and how often is not in the source, so only a constant cost is visible.
+    # A special method the language calls where an operator, comparison, hash table or loop
+    # uses the object: where and how often is not in the source, so a costly one counts about
+    # once per element, once for the whole program, wherever this call stands.
     implicit: bool = False
 
 

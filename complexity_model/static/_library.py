@@ -193,3 +193,7 @@ CPP_OPAQUE_CALLS = frozenset(
      "mprotect", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "GetProcAddress",
      "CreateProcess", "CreateProcessA", "WinExec", "ShellExecute", "ShellExecuteA"}
 )
+
+# Methods that collections, sorting and the language call without the program naming them:
+# Java's comparison and hashing methods, C++ operators (names starting with "operator").
+JAVA_IMPLICIT_METHODS = frozenset({"compareTo", "compare", "equals", "hashCode"})

@@ -250,7 +250,11 @@ class _PythonLowering:
         if isinstance(node, ast.Name):
             return self._reference(node)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            return []  # helper.cache_clear, f.__name__: reading an attribute calls nothing
+            # self.helper as a value may be called wherever it goes (see _reference); other
+            # attributes (helper.cache_clear, f.__name__) call nothing by being read.
+            if node.attr in self.user_functions and self._program_object(node.value, node.attr):
+                return [Call(node.attr, (), node.lineno)]
+            return []
         lowered: list[Stmt] = []
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -333,7 +337,7 @@ class _PythonLowering:
             return lowered + self._args(node) + special
         if name in PYTHON_CONSUMERS or name == "sorted":
             return lowered + self._consume(node, name)
-        if name in {"map", "filter"}:
+        if name in {"map", "filter", "reduce"}:
             return lowered + self._mapped(node)
         lowered += self._args(node)
         module_call = receiver is None or base_name(receiver) in _MODULES
@@ -454,11 +458,7 @@ class _PythonLowering:
         function, *sources = node.args
         if all(reads_input(source) for source in sources) and _is_conversion(function):
             return [Effect("read")]
-        body: list[Stmt] = []
-        if isinstance(function, ast.Name) and function.id in self.user_functions:
-            body.append(Call(function.id, (), node.lineno))
-        elif isinstance(function, ast.Lambda):
-            body.extend(self.expr(function.body))
+        body = self.expr(function)
         setup = [item for source in sources for item in self.expr(source)]
         return setup + [Loop(self.bounds.iteration(sources[0]), body, node.lineno)]
 

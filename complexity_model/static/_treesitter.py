@@ -31,6 +31,7 @@ from complexity_model.static._library import (
     CPP_WRITES,
     JAVA_FILL_METHODS,
     JAVA_HASH_TYPES,
+    JAVA_IMPLICIT_METHODS,
     JAVA_LINEAR_METHODS,
     JAVA_READ_METHODS,
     JAVA_STATIC_CALLS,
@@ -142,7 +143,14 @@ class _TreeLowering:
         else:
             notes.append("no main: every function counts as an entry point")
             entry = [Branch([[Call(name, (), 0)] for name in functions])]
-        return Program(self.language, functions, entry, notes)
+        return Program(self.language, functions, entry + self._implicit_calls(), notes)
+
+    def _implicit_calls(self) -> list[Stmt]:
+        """compareTo, hashCode, operator<: run wherever a collection or an operator needs
+        them (see Call.implicit)."""
+        return [Call(name, (), self.user_functions[name][0].start_point[0] + 1, implicit=True)
+                for name in self.user_functions
+                if name in JAVA_IMPLICIT_METHODS or name.startswith("operator")]
 
     def _entry_program(self, entry_point: str) -> Program:
         name, definitions, owner = find_entry(self.root, entry_point)
@@ -154,7 +162,7 @@ class _TreeLowering:
         if owner_name in self.user_functions:
             setup.append(Call(owner_name, (), 0))  # its constructor
         line = definitions[0].start_point[0] + 1
-        return Program(self.language, functions, [Call(name, (), line)],
+        return Program(self.language, functions, [Call(name, (), line), *self._implicit_calls()],
                        [f"entry point {entry_point} (line {line})"], setup)
 
     def _function(self, name: str, nodes: list[Node]) -> Function:
@@ -423,6 +431,10 @@ class _TreeLowering:
             static_receiver = receiver.type == "identifier" and text(receiver)[:1].isupper()
             if static_receiver and text(receiver) not in self.facts.classes:
                 return None
+            created = text(receiver.child_by_field_name("type")).split("<")[0]
+            if receiver.type == "object_creation_expression" and created not in (
+                    self.facts.classes):
+                return None  # new Long(x).hashCode() is Long's, not the program's
             if owner_type and owner_type not in self.facts.classes:
                 return None
         target = self.user_functions[name][0]

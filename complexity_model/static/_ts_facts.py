@@ -320,5 +320,10 @@ class TreeFacts:
     @staticmethod
     def _function_name(node: Node) -> str:
         if node.type == "function_definition":
-            return declarator_name(node.child_by_field_name("declarator")).split("::")[-1]
+            declarator = node.child_by_field_name("declarator")
+            name = declarator_name(declarator).split("::")[-1]
+            if not name and declarator is not None:  # operator< and the like
+                operators = [n for n in walk(declarator) if n.type == "operator_name"]
+                name = text(operators[0]).replace(" ", "") if operators else ""
+            return name
         return text(node.child_by_field_name("name"))

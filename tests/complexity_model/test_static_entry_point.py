@@ -131,17 +131,6 @@ def f(nums):
 def f(nums):
     __builtins__.exec("for a in nums:\\n    pass", {"nums": nums})
 """,
-    "an operator with a loop behind it": """
-class Slow:
-    def __init__(self, items):
-        self.items = items
-
-    def __lt__(self, other):
-        return sum(self.items) < sum(other.items)
-
-def f(nums):
-    return sorted(Slow(nums[:i]) for i in range(len(nums)))[0].items
-""",
     "a variable that may hold any function": """
 def slow(nums):
     return sum(a * b for a in nums for b in nums)
@@ -345,6 +334,55 @@ class Helper:
 
 def f(nums):
     return Helper().pairs(nums)
+"""),
+    "an operator with a loop behind it": ("python", "f", "O(n^2)", """
+class Slow:
+    def __init__(self, items):
+        self.items = items
+
+    def __lt__(self, other):
+        return sum(self.items) < sum(other.items)
+
+def f(nums):
+    return min(Slow(nums) for _ in range(3)).items
+"""),
+    "Java compareTo with a loop behind it": ("java", "Solution.f", "O(n^2)", """
+import java.util.*;
+class Solution {
+    static class Row implements Comparable<Row> {
+        int[] a;
+        Row(int[] a) { this.a = a; }
+        public int compareTo(Row o) {
+            int s = 0;
+            for (int i = 0; i < a.length; i++) s += a[i] - o.a[i];
+            return s;
+        }
+    }
+    int f(int[] a) {
+        PriorityQueue<Row> q = new PriorityQueue<>();
+        q.add(new Row(a));
+        q.add(new Row(a));
+        return q.poll().a[0];
+    }
+}
+"""),
+    "C++ operator< with a loop behind it": ("cpp", "f", "O(n^2)", """
+#include <set>
+#include <vector>
+using namespace std;
+struct Row {
+    vector<int> a;
+    bool operator<(const Row& o) const {
+        long long s = 0;
+        for (size_t i = 0; i < a.size(); i++) s += a[i] - o.a[i];
+        return s < 0;
+    }
+};
+int f(vector<int>& a) {
+    set<Row> rows;
+    rows.insert(Row{a});
+    return rows.size();
+}
 """),
     "Java lambda run later": ("java", "Solution.f", "O(n^2)", """
 class Solution {
