@@ -18,11 +18,12 @@ class Settings(BaseSettings):
     )
 
     sandboxes_per_language: int = Field(
-        default_factory=lambda: 4 * (os.cpu_count() or 2),
+        default_factory=lambda: max(32, 4 * (os.cpu_count() or 2)),
         ge=1,
-        description="Most warm sandbox containers per language (default: four per core). Limits "
-        "are CPU time, so more sandboxes than cores do not change verdicts, and a program that "
-        "sleeps or waits holds a sandbox without holding a core.",
+        description="Most warm sandbox containers per language (default: four per core, at "
+        "least 32, since verl sends up to 64 requests at once). Limits are CPU time, so more "
+        "sandboxes than cores do not change verdicts, and a program that sleeps or spins until "
+        "its time-out holds a sandbox, not the others' answers.",
     )
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."

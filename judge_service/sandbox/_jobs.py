@@ -233,6 +233,13 @@ def _checker(job: Job) -> dict[str, Any]:
     return described
 
 
+def longest_run_s(job: Job, compiling: bool = False) -> float:
+    """How long the job takes at most when the host is not starving it: its compile's CPU
+    limit and its tests' wall limits (a wall-clock backstop beyond that is for hung jobs)."""
+    compile_s = job.limits.compile_time_limit_ms / 1000 if compiling else 0
+    return compile_s + job.limits.wall_ms / 1000 * len(job.tests)
+
+
 def deadline_seconds(job: Job, compiling: bool) -> float:
     """How long the agent may take before the host declares the sandbox hung."""
     per_test = job.limits.wall_ms / 1000 + 2.5

@@ -139,6 +139,13 @@ class Job(BaseModel):
         default_factory=dict, description="Copied into /work first."
     )
     fetch_files: list[str] = Field(default_factory=list, description="Copied out after the run.")
+    answer_by: float | None = Field(
+        None,
+        allow_inf_nan=False,
+        description="Unix time after which the caller stops waiting (verl gives up after compile "
+        "+ run timeout + 10 s): a job that cannot get a sandbox in time to run fails fast "
+        "(SandboxUnavailable), and judging again for host load stops in time to answer.",
+    )
 
 
 class TestResult(BaseModel):

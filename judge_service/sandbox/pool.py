@@ -71,18 +71,27 @@ class SandboxPool:
 
         What a wall clock cut short while the host starved the program of CPU is judged again
         with more wall time (see ``_rejudge``)."""
-        result = self._judge_once(job)
+        # On the monotonic clock; the time the job waited in a queue is already gone from it.
+        answer_by = (
+            time.monotonic() + (job.answer_by - time.time()) if job.answer_by is not None else None
+        )
+        result = self._judge_once(job, answer_by)
         wall_ms = job.limits.wall_ms
         for _ in range(self.settings.wall_retries):
             wall_ms = min(2 * wall_ms, 4 * self.settings.max_time_limit_ms)
             rejudge = _rejudge.plan(job, result, wall_ms)
             if rejudge is None:
                 break
-            result = _rejudge.merge(result, rejudge, self._judge_once(rejudge.job))
+            if (
+                answer_by is not None
+                and time.monotonic() + _jobs.longest_run_s(rejudge.job) > answer_by
+            ):
+                break  # an answer marked load-dependent in time beats a better one too late
+            result = _rejudge.merge(result, rejudge, self._judge_once(rejudge.job, answer_by))
         self._count(result)
         return result
 
-    def _judge_once(self, job: Job) -> JobResult:
+    def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
         started = time.monotonic()
         spec = _jobs.validate(job, self.settings)
         key = (
@@ -101,7 +110,8 @@ class SandboxPool:
             result = _jobs.job_result(job, {"tests": []}, b"", cached)
         else:
             header, blob = _jobs.agent_header(job, spec, self.settings, cached)
-            reply, reply_blob = self._run(job, header, blob, cached is None and spec.compiled)
+            compiling = cached is None and spec.compiled
+            reply, reply_blob = self._run(job, header, blob, compiling, answer_by)
             compiled = _jobs.compiled_program(reply, reply_blob)
             if key and compiled is not None:
                 self.cache.put(key, compiled)
@@ -170,10 +180,19 @@ class SandboxPool:
             return JobResult.system_failure(len(job.tests), str(error))
 
     def _run(
-        self, job: Job, header: dict[str, object], blob: bytes, compiling: bool
+        self,
+        job: Job,
+        header: dict[str, object],
+        blob: bytes,
+        compiling: bool,
+        answer_by: float | None,
     ) -> tuple[dict[str, object], bytes]:
         pool = self._pool(job.language)
-        sandbox = self._acquire(pool)
+        # Waiting for a sandbox past this point would answer after the caller gave up.
+        wait_until = (
+            answer_by - _jobs.longest_run_s(job, compiling) if answer_by is not None else None
+        )
+        sandbox = self._acquire(pool, wait_until)
         healthy = False
         try:
             reply, reply_blob = sandbox.request(
@@ -197,10 +216,16 @@ class SandboxPool:
                 )
             return self._pools[language]
 
-    def _acquire(self, pool: _LanguagePool) -> Sandbox:
+    def _acquire(self, pool: _LanguagePool, wait_until: float | None = None) -> Sandbox:
         with pool.condition:
             while not pool.idle and pool.count >= pool.capacity:
-                pool.condition.wait()
+                timeout = None if wait_until is None else wait_until - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    pool.condition.notify()  # a wake-up meant for this waiter goes to the next
+                    raise SandboxUnavailable(
+                        f"every {pool.language} sandbox is busy: no answer could come in time"
+                    )
+                pool.condition.wait(timeout)
                 if self._closed:
                     raise SandboxUnavailable("the sandbox pool is closed")
             pool.busy += 1

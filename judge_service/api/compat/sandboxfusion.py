@@ -9,6 +9,8 @@ HTTP 503 from /submit, whose ``accepted: false`` would otherwise read as a zero 
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 
 from fastapi import APIRouter, HTTPException
 
@@ -31,6 +33,8 @@ router = APIRouter(tags=["compat: SandboxFusion"])
 
 # SandboxFusion keeps at most 1 MiB of each stream; verl compares stdout on the client side.
 RUN_CODE_REPORT_BYTES = 1 << 20
+CLIENT_SLACK_S = 10.0
+ANSWER_MARGIN_S = 2.0
 
 
 @router.post("/run_code", summary="SandboxFusion: run one program on one stdin")
@@ -51,6 +55,7 @@ async def run_code(state: StateDep, request: RunCodeRequest) -> RunCodeResponse:
             ),
             files=decode_files(request.files),
             fetch_files=request.fetch_files,
+            answer_by=_client_gives_up_at(request),
         )
         [result] = await state.service.run_jobs([job])
     except InvalidJobError as error:
@@ -61,6 +66,13 @@ async def run_code(state: StateDep, request: RunCodeRequest) -> RunCodeResponse:
     if response.status is not RunStatus.SANDBOX_ERROR:
         response.files = fetched_files(result)
     return response
+
+
+def _client_gives_up_at(request: RunCodeRequest) -> float | None:
+    """verl gives up on a /run_code call after compile_timeout + run_timeout + 10 s and never
+    retries: answer a little before that, or say at once that no sandbox is free."""
+    patience = request.compile_timeout + request.run_timeout + CLIENT_SLACK_S - ANSWER_MARGIN_S
+    return time.time() + patience if math.isfinite(patience) and patience > 0 else None
 
 
 @router.post("/submit", summary="SandboxFusion: judge a completion on an inline problem")
