@@ -7,7 +7,6 @@ import collections
 
 from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N
 from complexity_model.static._ir import (
-    ArgShape,
     Bound,
     Branch,
     Call,
@@ -30,7 +29,7 @@ from complexity_model.static._library import (
     PYTHON_READS,
     PYTHON_WRITES,
 )
-from complexity_model.static._python_bounds import BoundReader, _is_midpoint
+from complexity_model.static._python_bounds import BoundReader
 from complexity_model.static._python_entry import find_entry
 from complexity_model.static._python_facts import (
     PythonFacts,
@@ -41,12 +40,23 @@ from complexity_model.static._python_facts import (
 )
 from complexity_model.static._python_memo import memo_dimensions, resets_guard, visit_dimensions
 from complexity_model.static._python_opaque import Opacity, resolve_getattr
+from complexity_model.static._python_syntax import (
+    EXITS,
+    assigned_in,
+    assigned_names,
+    early_exit,
+    fixed_width_slice,
+    is_conversion,
+    leaves,
+    midpoints,
+    rebound_in,
+    shape,
+    unwrapped,
+)
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-_EXITS = frozenset({"exit", "quit"})
 _MODULES = frozenset({"heapq", "bisect", "math", "itertools", "h", "hq", "bi", "bs"})
 _LAZY = frozenset({"map", "filter", "zip", "enumerate", "range", "reversed"})
-_CONVERSIONS = frozenset({"int", "float", "str", "ord", "chr", "abs", "bool", "list", "tuple"})
 # Methods of the builtin types a receiver of unknown type may be: a call of one of these names
 # is not taken for the program's method of the same name.
 _BUILTIN_METHODS = frozenset(
@@ -115,13 +125,13 @@ class _PythonLowering:
                 self.midpoints = set()
                 bodies.append(self.expr(definition.body))
             else:
-                self.midpoints = _midpoints(definition)
+                self.midpoints = midpoints(definition)
                 bodies.append(self.block(definition.body))
                 found = memo_dimensions(definition, PYTHON_MEMO_DECORATORS)
                 # -1 (memoised on its arguments) must not lose to 0 (not memoised) in a max.
                 dimensions = found if not dimensions else max(dimensions, found)
                 visited = max(visited, visit_dimensions(definition))
-                local_names |= _assigned_names(definition)
+                local_names |= assigned_names(definition)
             self.midpoints = saved
             (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
              self.bounds.loop_variables) = saved_stacks
@@ -136,7 +146,7 @@ class _PythonLowering:
         lowered: list[Stmt] = []
         for index, stmt in enumerate(body):
             rest = body[index + 1:]
-            if isinstance(stmt, ast.If) and not stmt.orelse and rest and _leaves(stmt.body):
+            if isinstance(stmt, ast.If) and not stmt.orelse and rest and leaves(stmt.body):
                 # What follows ``if c: return`` runs only when c is false: it is the else arm,
                 # so recursive calls there and in the if are alternatives, not two branches.
                 arms = [self.block(stmt.body), self.block(rest)]
@@ -181,7 +191,7 @@ class _PythonLowering:
         return lowered
 
     def _assign(self, targets: list[ast.expr], value: ast.expr) -> list[Stmt]:
-        if self.bounds.fresh and reads_input(_unwrapped(value)):
+        if self.bounds.fresh and reads_input(unwrapped(value)):
             self.bounds.fresh[-1].update(
                 n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
         lowered: list[Stmt] = []
@@ -200,34 +210,34 @@ class _PythonLowering:
         targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
         bound = self.bounds.iteration(node.iter)
         setup = self.expr(node.iter)
-        local = frozenset(targets | _assigned_in(node.body))
+        local = frozenset(targets | assigned_in(node.body))
         self.bounds.loop_variables.append(targets)
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local)
-        self.enclosing_rebound.append(frozenset(targets | _rebound_in(node.body)))
+        self.enclosing_rebound.append(frozenset(targets | rebound_in(node.body)))
         body = self.block(node.body)
         self.enclosing_assigned.pop()
         self.enclosing_rebound.pop()
         self.bounds.fresh.pop()
         self.bounds.loop_variables.pop()
-        bound = _early_exit(node.body, bound)
+        bound = early_exit(node.body, bound)
         counting = isinstance(node.iter, ast.Call) and call_name(node.iter.func) == "range"
         loop = Loop(bound, body, node.lineno, local, over_elements=not counting)
         return setup + [loop] + self.block(node.orelse)
 
     def _while(self, node: ast.While) -> list[Stmt]:
-        bound = _early_exit(node.body, self.bounds.while_bound(node))
+        bound = early_exit(node.body, self.bounds.while_bound(node))
         if bound.worklist and any(bound.worklist in names for names in
                                   self.enclosing_assigned[-1:]):
             # The work list is rebuilt in every pass of the enclosing loop: no amortising.
             bound = Bound(bound.cost, bound.reason)
         bound = advance_only(bound, self.enclosing_rebound[-1] if self.enclosing_rebound
                              else None)
-        local = frozenset(_assigned_in(node.body))
+        local = frozenset(assigned_in(node.body))
         self.bounds.loop_variables.append(set())
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local)
-        self.enclosing_rebound.append(frozenset(_rebound_in(node.body)))
+        self.enclosing_rebound.append(frozenset(rebound_in(node.body)))
         body = self.expr(node.test) + self.block(node.body)
         self.enclosing_assigned.pop()
         self.enclosing_rebound.pop()
@@ -261,7 +271,7 @@ class _PythonLowering:
                 lowered.extend(self.expr(child))
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            if not _fixed_width_slice(node.slice, self.facts):
+            if not fixed_width_slice(node.slice, self.facts):
                 lowered.extend(work(LINEAR, "slice copy", line))
         elif isinstance(node, ast.Compare):
             for op, right in zip(node.ops, node.comparators, strict=False):
@@ -326,7 +336,7 @@ class _PythonLowering:
             return lowered + self._args(node) + [Effect("read")]
         if name in PYTHON_WRITES:
             return lowered + self._args(node) + [Effect("write")]
-        if name in _EXITS:
+        if name in EXITS:
             return lowered
         user = self._user_call(node, name, receiver)
         special = self._special_calls(name, line) if receiver is None else []
@@ -393,7 +403,7 @@ class _PythonLowering:
         if receiver is not None and params and params[0] in {"self", "cls"}:
             params = params[1:]
         shapes = tuple(
-            _shape(arg, params[index] if index < len(params) else "", self.midpoints)
+            shape(arg, params[index] if index < len(params) else "", self.midpoints)
             for index, arg in enumerate(node.args)
         )
         return Call(name, shapes, node.lineno)
@@ -456,128 +466,8 @@ class _PythonLowering:
         if len(node.args) < 2:
             return self._args(node)
         function, *sources = node.args
-        if all(reads_input(source) for source in sources) and _is_conversion(function):
+        if all(reads_input(source) for source in sources) and is_conversion(function):
             return [Effect("read")]
         body = self.expr(function)
         setup = [item for source in sources for item in self.expr(source)]
         return setup + [Loop(self.bounds.iteration(sources[0]), body, node.lineno)]
-
-
-def _shape(arg: ast.expr, param: str, midpoints: set[str]) -> ArgShape:
-    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
-    operators = {type(n.op) for n in ast.walk(arg) if isinstance(n, ast.BinOp)}
-    if ast.LShift in operators and operators & {ast.BitOr, ast.BitXor, ast.BitAnd, ast.Add,
-                                                ast.Sub}:
-        return "bitmask"
-    if names & midpoints or _is_midpoint(arg):
-        return "halved"
-    for node in ast.walk(arg):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.RShift |
-                                                      ast.Div):
-            return "halved"
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-            return "reduced_mod"
-    if isinstance(arg, ast.Name) and arg.id == param:
-        return "same"
-    if isinstance(arg, ast.Subscript) and param in names:
-        return "chased"
-    if isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Add | ast.Sub):
-        return "stepped"
-    return "other"
-
-
-def _unwrapped(node: ast.expr) -> ast.expr:
-    """``input()`` for ``list(input())``, ``str(input())``, ``int(input())``."""
-    while isinstance(node, ast.Call) and call_name(node.func) in _CONVERSIONS and node.args:
-        node = node.args[0]
-    return node
-
-
-def _is_conversion(function: ast.expr) -> bool:
-    return isinstance(function, ast.Name) and function.id in _CONVERSIONS
-
-
-def _fixed_width_slice(node: ast.Slice, facts: PythonFacts) -> bool:
-    lower, upper = node.lower, node.upper
-    if node.step is not None and const_value(node.step, facts.constants) is None:
-        return False
-    if lower is None and upper is None:
-        return False
-    for end in (lower, upper):
-        if end is not None:
-            value = const_value(end, facts.constants)
-            if value is not None and -3 <= value <= 3 and (lower is None or upper is None):
-                return end is upper if value >= 0 else end is lower
-    if lower is not None and upper is not None:
-        if isinstance(upper, ast.BinOp) and ast.dump(upper.left) == ast.dump(lower):
-            return const_value(upper.right, facts.constants) is not None
-        return const_value(lower, facts.constants) is not None and const_value(
-            upper, facts.constants) is not None
-    return False
-
-
-def _early_exit(body: list[ast.stmt], bound: Bound) -> Bound:
-    """A body that always leaves the loop on its first pass runs once."""
-    for stmt in body:
-        leaves = isinstance(stmt, ast.Break | ast.Return) or (
-            isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Call)
-            and call_name(stmt.value.func) in _EXITS
-        )
-        if leaves and bound.cost != CONSTANT:
-            return Bound(CONSTANT, f"{bound.reason} (always exits on the first pass)")
-    return bound
-
-
-def _leaves(body: list[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise)
-
-
-def _assigned_in(body: list[ast.stmt]) -> set[str]:
-    names: set[str] = set()
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.add(node.id)
-    return names
-
-
-def _rebound_in(body: list[ast.stmt]) -> set[str]:
-    """Names given a fresh value (``=``, ``for``), not just advanced (``+=``)."""
-    names: set[str] = set()
-    for stmt in body:
-        for node in ast.walk(stmt):
-            targets: list[ast.expr] = []
-            if isinstance(node, ast.Assign):
-                targets = node.targets
-            elif isinstance(node, ast.AnnAssign | ast.For | ast.comprehension):
-                targets = [node.target]
-            for target in targets:
-                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    return names
-
-
-def _assigned_names(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    declared_global = {
-        name
-        for node in ast.walk(definition)
-        if isinstance(node, ast.Global | ast.Nonlocal)
-        for name in node.names
-    }
-    return _assigned_in(definition.body) - declared_global
-
-
-def _midpoints(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """Names of the middle of a range or of half a size: arguments built on them halve."""
-    found: set[str] = set()
-    for node in ast.walk(definition):
-        if isinstance(node, ast.Assign) and (_is_midpoint(node.value) or _half(node.value)):
-            found |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return found
-
-
-def _half(value: ast.expr) -> bool:
-    """``len(a) // 2``, ``n >> 1``."""
-    return isinstance(value, ast.BinOp) and isinstance(value.right, ast.Constant) and (
-        (isinstance(value.op, ast.FloorDiv | ast.Div) and value.right.value == 2)
-        or (isinstance(value.op, ast.RShift) and value.right.value == 1))

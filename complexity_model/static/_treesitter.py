@@ -8,7 +8,6 @@ from tree_sitter import Language, Node, Parser
 
 from complexity_model.static._cost import LINEAR, LOG, N_LOG_N, Cost
 from complexity_model.static._ir import (
-    ArgShape,
     Bound,
     Branch,
     Call,
@@ -39,7 +38,7 @@ from complexity_model.static._library import (
     JAVA_TREE_TYPES,
     JAVA_WRITE_METHODS,
 )
-from complexity_model.static._ts_bounds import TreeBoundReader, is_midpoint, midpoint_names
+from complexity_model.static._ts_bounds import TreeBoundReader, midpoint_names
 from complexity_model.static._ts_entry import (
     class_setup,
     find_entry,
@@ -48,13 +47,11 @@ from complexity_model.static._ts_entry import (
     opaque_creation,
 )
 from complexity_model.static._ts_facts import (
-    CLASS_TYPES,
     FUNCTION_TYPES,
     TreeFacts,
     arguments,
     base_name,
     call_parts,
-    operator,
     text,
     walk,
 )
@@ -70,12 +67,19 @@ from complexity_model.static._ts_recursion import (
     resets_guard,
     visit_dimensions,
 )
+from complexity_model.static._ts_syntax import (
+    SKIP,
+    assigned_in,
+    declared_in,
+    early_exit,
+    leaves,
+    reads,
+    rebound_in,
+    shape,
+)
 
 _LOOPS = frozenset({"for_statement", "enhanced_for_statement", "for_range_loop",
                     "while_statement", "do_statement"})
-_SKIP = frozenset({"lambda_expression", "lambda_expression_body", "class_body",
-                   "comment", "line_comment", "block_comment"}) | CLASS_TYPES
-_EXITS = frozenset({"return_statement", "break_statement", "throw_statement"})
 _NO_COST_TYPES = frozenset({"HashMap", "HashSet", "LinkedHashMap", "LinkedHashSet", "Map",
                             "Set", "unordered_map", "unordered_set", "BitSet", "bitset"})
 
@@ -189,14 +193,14 @@ class _TreeLowering:
             # -1 (memoised in a map) must not lose to 0 (not memoised) in a max.
             dimensions = found if not dimensions else max(dimensions, found)
             visited = max(visited, visit_dimensions(node))
-            local_names |= set(params) | _declared_in(body)
+            local_names |= set(params) | declared_in(body)
         merged: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
         return Function(name, params, merged, dimensions, frozenset(local_names), visited)
 
     # Statements ---------------------------------------------------------------------------
 
     def statement(self, node: Node | None) -> list[Stmt]:
-        if node is None or node.type in _SKIP or node.type in FUNCTION_TYPES:
+        if node is None or node.type in SKIP or node.type in FUNCTION_TYPES:
             return []
         kind = node.type
         if kind in {"block", "compound_statement"}:
@@ -227,7 +231,7 @@ class _TreeLowering:
         for index, child in enumerate(children):
             rest = children[index + 1:]
             consequence = child.child_by_field_name("consequence")
-            if (child.type == "if_statement" and rest and _leaves(consequence)
+            if (child.type == "if_statement" and rest and leaves(consequence)
                     and child.child_by_field_name("alternative") is None):
                 # What follows ``if (c) return;`` runs only when c is false: the else arm.
                 arms = [self.statement(consequence), self._block(rest)]
@@ -251,14 +255,14 @@ class _TreeLowering:
             bound = self.bounds.for_bound(node)
             init = node.child_by_field_name("init") or node.child_by_field_name("initializer")
             setup = self.expression(init)
-            variables = _declared_in(init) | {
+            variables = declared_in(init) | {
                 text(u.named_children[0]) for u in node.children_by_field_name("update")
                 if u.named_children}
         elif kind in {"enhanced_for_statement", "for_range_loop"}:
             value = node.child_by_field_name("value") or node.child_by_field_name("right")
             bound = self.bounds.iteration(value)
             setup = self.expression(value)
-            variables = {text(node.child_by_field_name("name"))} | _declared_in(
+            variables = {text(node.child_by_field_name("name"))} | declared_in(
                 node.child_by_field_name("declarator"))
         else:
             bound = self.bounds.while_bound(node.child_by_field_name("condition"), body)
@@ -267,12 +271,12 @@ class _TreeLowering:
             if bound.worklist and any(bound.worklist in names
                                       for names in self.enclosing_assigned[-1:]):
                 bound = Bound(bound.cost, bound.reason)
-        bound = _early_exit(body, bound)
-        local = frozenset(variables | _declared_in(body))
+        bound = early_exit(body, bound)
+        local = frozenset(variables | declared_in(body))
         self.bounds.loop_variables.append(variables)
         self.bounds.fresh.append(set())
-        self.enclosing_assigned.append(local | _assigned_in(body))
-        self.enclosing_rebound.append(frozenset(variables | _rebound_in(body)))
+        self.enclosing_assigned.append(local | assigned_in(body))
+        self.enclosing_rebound.append(frozenset(variables | rebound_in(body)))
         lowered = self.statement(body)
         for field_name in ("condition", "update"):
             for part in node.children_by_field_name(field_name):
@@ -297,7 +301,7 @@ class _TreeLowering:
             if kind in {"lambda_expression", "method_reference"}:
                 lowered.extend(self._function_value(current))
                 continue
-            if kind in _SKIP or kind in FUNCTION_TYPES:
+            if kind in SKIP or kind in FUNCTION_TYPES:
                 continue
             if kind in {"method_invocation", "call_expression"}:
                 lowered.extend(self._call(current))
@@ -389,7 +393,7 @@ class _TreeLowering:
             return work(JAVA_STATIC_CALLS[qualified], qualified, line)
         if self.language == "cpp" and receiver is None and name in CPP_FUNCTIONS:
             return work(CPP_FUNCTIONS[name], name, line)
-        if receiver is None or _reads(receiver, self.facts.io_methods):
+        if receiver is None or reads(receiver, self.facts.io_methods):
             return []  # work on a line just read counts as reading it
         effects: list[Stmt] = []
         if name in JAVA_FILL_METHODS:
@@ -441,101 +445,10 @@ class _TreeLowering:
         target_params = parameters(target)
         args = arguments(node)
         shapes = tuple(
-            _shape(arg, target_params[index] if index < len(target_params) else "",
+            shape(arg, target_params[index] if index < len(target_params) else "",
                    self.midpoints)
             for index, arg in enumerate(args)
         )
         call = Call(name, shapes, node.start_point[0] + 1)
         call.amortised = any(self.bounds.is_fresh(arg) for arg in args)
         return call
-
-
-def _reads(node: Node, io_methods: set[str]) -> bool:
-    """Whether ``node`` is a call that reads input (``br.readLine()``, ``in.next()``)."""
-    if node.type != "method_invocation":
-        return False
-    name, receiver = call_parts(node)
-    if name in JAVA_READ_METHODS or name in io_methods:
-        return True
-    return receiver is not None and _reads(receiver, io_methods)
-
-
-def _shape(arg: Node, param: str, midpoints: set[str]) -> ArgShape:
-    names = {text(n) for n in walk(arg) if n.type == "identifier"}
-    operators = {_infix(n) for n in walk(arg) if n.type == "binary_expression"}
-    if "<<" in operators and operators & {"|", "^", "&", "+", "-"}:
-        return "bitmask"
-    if names & midpoints or is_midpoint(arg):
-        return "halved"
-    for inner in walk(arg):
-        if inner.type == "binary_expression":
-            op = text(inner.child_by_field_name("operator")) or _infix(inner)
-            if op in {"/", ">>", ">>>"}:
-                return "halved"
-            if op == "%":
-                return "reduced_mod"
-    if arg.type == "identifier" and text(arg) == param:
-        return "same"
-    if arg.type in {"array_access", "subscript_expression"} and param in names:
-        return "chased"
-    if arg.type == "binary_expression" and _infix(arg) in {"+", "-"}:
-        return "stepped"
-    if arg.type == "update_expression":
-        return "stepped"
-    return "other"
-
-
-def _infix(node: Node) -> str:
-    for child in node.children:
-        if not child.is_named:
-            return text(child)
-    return ""
-
-
-def _early_exit(body: Node | None, bound: Bound) -> Bound:
-    if body is None:
-        return bound
-    children = body.named_children if body.type in {"block", "compound_statement"} else [body]
-    if any(child.type in _EXITS for child in children) and bound.cost != Cost():
-        return Bound(Cost(), f"{bound.reason} (always exits on the first pass)")
-    return bound
-
-
-def _leaves(node: Node | None) -> bool:
-    if node is not None and node.type in {"block", "compound_statement"}:
-        node = node.named_children[-1] if node.named_children else None
-    return node is not None and node.type in {"return_statement", "throw_statement"}
-
-
-def _declared_in(node: Node | None) -> set[str]:
-    if node is None:
-        return set()
-    names: set[str] = set()
-    for inner in walk(node, skip=_SKIP):
-        if inner.type in {"variable_declarator", "init_declarator"}:
-            target = inner.child_by_field_name("name") or inner.child_by_field_name("declarator")
-            names.add(text(target).split("[")[0])
-        elif inner.type == "declaration":
-            for child in inner.named_children:
-                if child.type in {"identifier", "array_declarator"}:
-                    names.add(text(child).split("[")[0])
-    return names
-
-
-def _rebound_in(node: Node | None) -> set[str]:
-    """Names given a fresh value (declared or ``=``), not just advanced (``++``, ``+=``)."""
-    if node is None:
-        return set()
-    return {text(inner.child_by_field_name("left")) for inner in walk(node, skip=_SKIP)
-            if inner.type == "assignment_expression" and operator(inner) == "="} | _declared_in(
-        node)
-
-
-def _assigned_in(node: Node | None) -> set[str]:
-    if node is None:
-        return set()
-    return {text(inner.child_by_field_name("left")) for inner in walk(node, skip=_SKIP)
-            if inner.type == "assignment_expression"} | _declared_in(node)
-
-
-
