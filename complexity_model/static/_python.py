@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import collections
 
 from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N
 from complexity_model.static._ir import (
@@ -29,6 +28,7 @@ from complexity_model.static._library import (
     PYTHON_READS,
     PYTHON_WRITES,
 )
+from complexity_model.static._python_aliases import BUILTIN_METHODS
 from complexity_model.static._python_bounds import BoundReader
 from complexity_model.static._python_entry import find_entry
 from complexity_model.static._python_facts import (
@@ -57,14 +57,6 @@ from complexity_model.static._python_syntax import (
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _MODULES = frozenset({"heapq", "bisect", "math", "itertools", "h", "hq", "bi", "bs"})
 _LAZY = frozenset({"map", "filter", "zip", "enumerate", "range", "reversed"})
-# Methods of the builtin types a receiver of unknown type may be: a call of one of these names
-# is not taken for the program's method of the same name.
-_BUILTIN_METHODS = frozenset(
-    name for kind in (list, dict, set, frozenset, str, bytes, bytearray, tuple, int, float,
-                      complex, collections.deque, collections.Counter, object)
-    for name in dir(kind)
-)
-
 
 def lower_python(source: str, entry_point: str | None = None) -> Program:
     """Parse ``source`` (SyntaxError when it is not Python) and lower it: the whole module, or
@@ -415,7 +407,7 @@ class _PythonLowering:
             return True
         kind = self.facts.kinds.get(base_name(receiver), "")
         return (base_name(receiver) in {"self", "cls"} or kind.startswith("instance:")
-                or method not in _BUILTIN_METHODS)
+                or method not in BUILTIN_METHODS)
 
     def _args(self, node: ast.Call) -> list[Stmt]:
         """The arguments' cost; a function passed as one counts as called (see _reference)."""

@@ -1,18 +1,36 @@
-"""Functions held in variables: ``g = helper; g(n)`` calls ``helper``, and ``g(n)`` where ``g``
-may hold anything cannot be costed (``for g in handlers: g(n)``)."""
+"""Functions held in variables and attributes: ``g = helper; g(n)`` calls ``helper``, and
+``g(n)`` where ``g`` may hold anything cannot be costed (``for g in handlers: g(n)``)."""
 
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Collection
+
+from complexity_model.static._library import PYTHON_READS, PYTHON_WRITES
 
 # How many ``a = b`` links an alias is followed through.
 _MAX_LINKS = 4
 
 
+# Methods of the builtin types a receiver of unknown type may be: a call of one of these names
+# is not taken for the program's method, nor for a function stored in an attribute.
+BUILTIN_METHODS = frozenset(
+    name for kind in (list, dict, set, frozenset, str, bytes, bytearray, tuple, int, float,
+                      complex, collections.deque, collections.Counter, object)
+    for name in dir(kind)
+)
+
+
+# Attribute names whose calls are a builtin type's methods or input and output (a fast-I/O
+# wrapper's self.write = lambda s: ...), however the program binds them.
+_NOT_HELD = BUILTIN_METHODS | PYTHON_READS | PYTHON_WRITES
+
+
 class Bindings:
-    """What each variable of the module is bound to: a value, or None when bound otherwise
-    (a loop target, unpacking, ``with ... as``, an augmented assignment)."""
+    """What each variable (``g``) and attribute name (``.g``, of any object) of the module is
+    bound to: a value, or None when bound otherwise (a loop target, unpacking, ``with ... as``,
+    an augmented assignment)."""
 
     def __init__(self, tree: ast.Module, user_functions: Collection[str]) -> None:
         self._user_functions = user_functions
@@ -23,16 +41,17 @@ class Bindings:
                     _pair(target, node.value, simple)
         self._values: dict[str, list[ast.expr | None]] = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                self._values.setdefault(node.id, []).append(simple.get(id(node)))
+            if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
+                self._values.setdefault(_key(node), []).append(simple.get(id(node)))
 
     def resolve(self, func: ast.expr) -> ast.expr:
-        """The program's function a variable stands for (``g = self.helper``), else ``func``."""
+        """The program's function a variable or attribute stands for (``g = self.helper``,
+        ``self.op = self.helper``), else ``func``."""
         target = func
         for _ in range(_MAX_LINKS):
-            if not isinstance(target, ast.Name) or target.id in self._user_functions:
+            if not isinstance(target, ast.Name | ast.Attribute) or self._names_own(target):
                 break
-            values = self._values.get(target.id, [])
+            values = self._values.get(_key(target), [])
             if len(values) != 1 or not isinstance(values[0], ast.Name | ast.Attribute):
                 break
             target = values[0]
@@ -41,13 +60,17 @@ class Bindings:
             return target
         return func
 
-    def held(self, name: str) -> bool:
-        """Whether calling the variable ``name`` may run a function the analysis cannot tell:
-        it is bound to something other than plain names of library functions."""
-        values = self._values.get(name)
-        if not values or name in self._user_functions:
+    def held(self, func: ast.Name | ast.Attribute) -> bool:
+        """Whether calling ``func`` may run a function the analysis cannot tell: a variable or
+        attribute bound to something other than plain names of library functions."""
+        values = self._values.get(_key(func))
+        attribute = isinstance(func, ast.Attribute)
+        if not values or self._names_own(func) or (
+                isinstance(func, ast.Attribute) and func.attr in _NOT_HELD):
             return False
-        return not all(isinstance(value, ast.Lambda) or (
+        # A lambda bound to a variable is one of the program's functions; one stored in an
+        # attribute is not.
+        return not all((isinstance(value, ast.Lambda) and not attribute) or (
             isinstance(value, ast.Name | ast.Attribute) and not self._names_own(value))
             for value in values)
 
@@ -56,9 +79,13 @@ class Bindings:
         return held in self._user_functions
 
 
+def _key(node: ast.Name | ast.Attribute) -> str:
+    return node.id if isinstance(node, ast.Name) else f".{node.attr}"
+
+
 def _pair(target: ast.expr, value: ast.expr, simple: dict[int, ast.expr]) -> None:
     """Record the value each name of ``target`` gets (``f, m = factorial, 1`` too)."""
-    if isinstance(target, ast.Name):
+    if isinstance(target, ast.Name | ast.Attribute):
         simple[id(target)] = value
     elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
         if len(target.elts) == len(value.elts):

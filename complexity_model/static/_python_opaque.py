@@ -60,6 +60,8 @@ class Opacity:
         None when it can."""
         line = node.lineno
         if isinstance(func, ast.Attribute):
+            if self.bindings.held(func):
+                return Opaque(f"calls .{func.attr}, an attribute that may hold any function", line)
             return self._method_call(func.attr, func.value, line)
         if not isinstance(func, ast.Name):
             if isinstance(func, ast.Lambda):
@@ -85,7 +87,7 @@ class Opacity:
         if name in self._imported:
             module, original = self._imported[name]
             return self._module_call(module, original, line)
-        if self.bindings.held(name):
+        if self.bindings.held(func):
             return Opaque(f"calls {name}, a variable that may hold any function", line)
         return None
 

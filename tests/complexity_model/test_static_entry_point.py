@@ -131,6 +131,14 @@ def f(nums):
 def f(nums):
     __builtins__.exec("for a in nums:\\n    pass", {"nums": nums})
 """,
+    "a lambda stored in an attribute": """
+class Solution:
+    def __init__(self):
+        self.pairs = lambda nums: sum(a * b for a in nums for b in nums)
+
+    def run(self, nums):
+        return self.pairs(nums)
+""",
     "a variable that may hold any function": """
 def slow(nums):
     return sum(a * b for a in nums for b in nums)
@@ -326,6 +334,17 @@ def f(nums):
     "a sort key with a loop": ("python", "f", "O(n^2)", """
 def f(nums):
     return sorted(nums, key=lambda x: sum(nums) - x)
+"""),
+    "a method stored in an attribute": ("python", "Solution.run", "O(n^2)", """
+class Solution:
+    def __init__(self):
+        self.op = self.pairs
+
+    def pairs(self, nums):
+        return sum(a * b for a in nums for b in nums)
+
+    def run(self, nums):
+        return self.op(nums)
 """),
     "a method of an object made on the spot": ("python", "f", "O(n^2)", """
 class Helper:
