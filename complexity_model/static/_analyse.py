@@ -182,8 +182,8 @@ class Analysis:
         if call.implicit:
             # Where and how often the language calls it is not in the source: about once
             # per element of the collections it serves, once for the whole program.
-            self._implicit[call.callee] = LINEAR * summary.cost if summary.cost != CONSTANT \
-                else CONSTANT
+            costly = summary.cost != CONSTANT
+            self._implicit[call.callee] = LINEAR * summary.cost if costly else CONSTANT
             return _Eval()
         effects = {
             (kind, name)

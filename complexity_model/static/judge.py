@@ -12,13 +12,6 @@ from complexity_model.static._python import lower_python
 
 __all__ = ["SUPPORTED_LANGUAGES", "ProblemContext", "StaticComplexityJudge"]
 
-
-class ProblemContext(Protocol):
-    """What the analyser reads from a problem (``judge_service.schemas.Problem`` is one)."""
-
-    @property
-    def entry_point(self) -> str | None: ...
-
 _BASE_CONFIDENCE = 0.8
 _GUESS_PENALTY = 0.85
 _MIN_CONFIDENCE = 0.3
@@ -34,6 +27,13 @@ _ALIASES = {
     "cc": "cpp",
 }
 SUPPORTED_LANGUAGES = frozenset(_ALIASES.values())
+
+
+class ProblemContext(Protocol):
+    """What the analyser reads from a problem (``judge_service.schemas.Problem`` is one)."""
+
+    @property
+    def entry_point(self) -> str | None: ...
 
 
 def _lower_tree_sitter(language: str) -> Callable[[str, str | None], Program]:
@@ -83,7 +83,7 @@ class StaticComplexityJudge:
         except RecursionError:
             return self._unknown("the code nests too deeply to analyse")
         if analysis.opaque:
-            return self._unknown("the code runs code the analysis cannot see into",
+            return self._unknown("the code reaches code the analysis cannot see into",
                                  opaque=analysis.opaque)
         confidence = max(_MIN_CONFIDENCE, _BASE_CONFIDENCE * _GUESS_PENALTY**analysis.guesses)
         evidence = {"language": canonical, **analysis.evidence, "notes": program.notes}
