@@ -154,7 +154,10 @@ class TestResult(BaseModel):
     verdict: Verdict
     time_ms: float = Field(description="CPU time, user + system.")
     wall_ms: float
-    memory_kb: int = Field(description="Peak resident set size.")
+    memory_kb: int = Field(
+        description="Peak resident set size, plus shared memory the program held unmapped "
+        "(SysV segments, /dev/shm files, memfds)."
+    )
     exit_code: int | None = None
     signal: int | None = None
     stdout: str = ""

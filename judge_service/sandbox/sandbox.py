@@ -21,6 +21,7 @@ import docker.errors
 
 from judge_service.exceptions import SandboxCrashed, SandboxTimeout, SandboxUnavailable
 from judge_service.sandbox import _bundle
+from judge_service.sandbox._jobs import SANDBOX_OVERHEAD_MB
 from judge_service.settings import Settings
 
 FRAME_HEADER = struct.Struct(">II")
@@ -29,6 +30,11 @@ STDOUT, STDERR = 1, 2
 SANDBOX_LABEL = "org.judge.sandbox"
 OWNER_LABEL = "org.judge.owner"
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
+# SysV message queues and semaphore sets are kernel memory that no process's RSS shows, and the
+# kernel's defaults allow gigabytes of them (32000 queues of 16 KiB; 32000 sets of up to 32000
+# semaphores). A judged program needs few: these are the classic Linux defaults.
+MSG_QUEUES = 32
+SEMAPHORES = "250 32000 32 128"  # per set, in all, per semop(2) call, sets
 _serial = itertools.count(1)
 
 
@@ -59,6 +65,9 @@ class Sandbox:
                 },
                 shm_size="64m",
                 ipc_mode="private",
+                sysctls=ipc_sysctls(settings),
+                # The agent reads its own cgroup's memory.stat for the shared memory of a test.
+                cgroupns="private",
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 pids_limit=settings.sandbox_pids_limit,
@@ -161,6 +170,24 @@ class Sandbox:
                 self._frames += payload
             elif stream == STDERR:
                 self._stderr.append(payload)
+
+
+def ipc_sysctls(settings: Settings) -> dict[str, str]:
+    """Limits of the sandbox's own IPC namespace (docker sets them in a private one)."""
+    largest_mb = min(settings.max_memory_limit_mb, settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB)
+    page = os.sysconf("SC_PAGE_SIZE")
+    return {
+        # The agent counts segments as a test's memory; no segment, and not all of them
+        # together, may exceed the largest memory limit, which bounds what escapes between two
+        # of its samples.
+        "kernel.shmmax": str(largest_mb << 20),
+        "kernel.shmall": str((largest_mb << 20) // page),
+        # A segment goes with its last attacher (or its creator, if never attached) instead of
+        # outliving every process of the test.
+        "kernel.shm_rmid_forced": "1",
+        "kernel.msgmni": str(MSG_QUEUES),
+        "kernel.sem": SEMAPHORES,
+    }
 
 
 def remove_stale_sandboxes(client: docker.DockerClient) -> int:

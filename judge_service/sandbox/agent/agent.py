@@ -26,7 +26,7 @@ import time
 import traceback
 from typing import Any
 
-from judge_service.sandbox.agent import checkers, plain, procfs, workdir
+from judge_service.sandbox.agent import checkers, ipc, plain, procfs, workdir
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -36,9 +36,9 @@ from judge_service.sandbox.agent.helpers import (
 
 FRAME_HEADER = struct.Struct(">II")
 PR_SET_DUMPABLE = 4
-IPC_RMID = 0
 SPAWNER = "/opt/judge/spawner"
-SCRATCH_DIRS = ("/work", "/tmp", "/dev/shm", "/dev/mqueue")
+IPC_DIRS = ("/dev/shm", "/dev/mqueue")
+SCRATCH_DIRS = ("/work", "/tmp", *IPC_DIRS)
 KILL_GRACE_S = 2.0
 HELPER_LOST = "the program killed the judge's helper process"
 RESULT_LIMIT = 1 << 20
@@ -300,6 +300,7 @@ class Agent:
                     for fd in fds[4:5]:  # the token, created only for harness modes
                         os.close(fd)
             self._kill_stragglers()
+            self._clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
             harness = workdir.read_memfd(result, RESULT_LIMIT)
@@ -496,6 +497,7 @@ class Agent:
         cap_fds: list[int],
         close_after_spawn: list[int] | None = None,
     ) -> ProcessWatch:
+        shared = ipc.SharedMemory(cap_fds)
         started = time.monotonic()
         try:
             pid = helper.spawn(request, fds)
@@ -512,7 +514,7 @@ class Agent:
         for fd in close_after_spawn or []:
             os.close(fd)
         assert helper.channel is not None
-        watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds)
+        watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds, shared)
         report = helper.receive(timeout=KILL_GRACE_S * 2)
         if report is None or report.get("op") != "exit":
             procfs.kill(pid)
@@ -525,7 +527,13 @@ class Agent:
         return watch
 
     def _watch(
-        self, pid: int, wait_fd: int, started: float, limits: dict[str, Any], cap_fds: list[int]
+        self,
+        pid: int,
+        wait_fd: int,
+        started: float,
+        limits: dict[str, Any],
+        cap_fds: list[int],
+        shared: ipc.SharedMemory,
     ) -> ProcessWatch:
         """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach."""
         watch = ProcessWatch()
@@ -552,7 +560,8 @@ class Agent:
                     watch.killed_for = watch.killed_for or "cpu"
                 cpu_check_at = now + max(cpu_limit_s - used, 0.005)
             if now >= next_poll:
-                rss = procfs.memory_kb(self._job_pids(), memory_limit_kb)
+                pids = self._job_pids()
+                rss = procfs.memory_kb(pids, memory_limit_kb) + shared.unmapped_kb(pids)
                 watch.peak_kb = max(watch.peak_kb, rss)
                 if rss > memory_limit_kb:
                     watch.killed_for = watch.killed_for or "memory"
@@ -565,9 +574,11 @@ class Agent:
                 select.select([wait_fd], [], [], KILL_GRACE_S)
                 break
         watch.wall_ms = (time.monotonic() - started) * 1000.0
-        # Children the program left running (or unreaped) count too: sampled before they die.
+        # Children the program left running (or unreaped) count too: sampled before they die,
+        # with what it left in shared memory (a /dev/shm file outlives its writer).
         others = [other for other in self._job_pids() if other != pid]
-        watch.peak_kb = max(watch.peak_kb, procfs.memory_kb(others, memory_limit_kb))
+        left_kb = procfs.memory_kb(others, memory_limit_kb) + shared.unmapped_kb(others)
+        watch.peak_kb = max(watch.peak_kb, left_kb)
         cpu_s = procfs.usage(others)[1]
         watch.orphan_cpu_ms = cpu_s * 1000.0
         return watch
@@ -651,14 +662,9 @@ class Agent:
         self._kill_stragglers()
         problems = [self.tainted] if self.tainted or self._repair_after_test() else []
         for directory in SCRATCH_DIRS:
-            if os.path.isdir(directory):
-                try:
-                    workdir.wipe(directory)
-                except RecursionError:
-                    self._remove_with_rm(directory)
-                if os.listdir(directory):
-                    problems.append(f"{directory} not empty after wipe")
-        self._remove_sysv_ipc()
+            if not self._wipe(directory):
+                problems.append(f"{directory} not empty after wipe")
+        ipc.remove_sysv_objects(self.libc)
         for helper in self._helpers():
             nonce = os.urandom(8).hex()
             ping = (
@@ -677,6 +683,24 @@ class Agent:
         if leftover:
             problems.append(f"processes survived the reset: {leftover}")
         return "; ".join(problems)
+
+    def _clear_ipc(self) -> None:
+        """Between tests too, not only between jobs: shared memory a test left would hold memory
+        charged to no test, and carry state into the next (its processes are dead by now, so
+        nothing keeps a segment attached)."""
+        for directory in IPC_DIRS:
+            self._wipe(directory)
+        ipc.remove_sysv_objects(self.libc)
+
+    def _wipe(self, directory: str) -> bool:
+        """Empty ``directory`` (if the sandbox has it); whether it is empty now."""
+        if not os.path.isdir(directory):
+            return True
+        try:
+            workdir.wipe(directory)
+        except RecursionError:
+            self._remove_with_rm(directory)
+        return not os.listdir(directory)
 
     def _remove_with_rm(self, directory: str) -> None:
         """rm(1) walks trees of any depth; shutil.rmtree recurses once per level."""
@@ -698,24 +722,6 @@ class Agent:
         finally:
             os.close(output)
         self._kill_stragglers()
-
-    def _remove_sysv_ipc(self) -> None:
-        for kind, remove in (
-            ("shm", self.libc.shmctl),
-            ("msg", self.libc.msgctl),
-            ("sem", self.libc.semctl),
-        ):
-            try:
-                with open(f"/proc/sysvipc/{kind}") as table:
-                    rows = table.read().splitlines()[1:]
-            except OSError:
-                continue
-            for row in rows:
-                ipc_id = int(row.split()[1])
-                if kind == "sem":
-                    remove(ipc_id, 0, IPC_RMID)
-                else:
-                    remove(ipc_id, IPC_RMID, None)
 
 
 # ---- helpers ------------------------------------------------------------------------------

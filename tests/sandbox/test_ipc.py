@@ -1,0 +1,74 @@
+"""The agent's shared-memory accounting (judge_service/sandbox/agent/ipc.py), on the host."""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+from pathlib import Path
+
+import pytest
+
+from judge_service.sandbox.agent import ipc
+
+IPC_PRIVATE, IPC_CREAT = 0, 0o1000
+
+
+def test_the_cgroup_count_less_the_file_mounts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stats = tmp_path / "memory.stat"
+    stats.write_text("cache 4096\nrss 8192\nshmem 10485760\nmapped_file 0\n")
+    monkeypatch.setattr(ipc, "CGROUP_MEMORY_STATS", ("/nonexistent/memory.stat", str(stats)))
+    monkeypatch.setattr(ipc, "FILE_MOUNTS", ())
+    assert ipc.shared_kb() == 10240
+    monkeypatch.setattr(ipc, "FILE_MOUNTS", ("/nonexistent",))  # unreadable: counts nothing
+    assert ipc.shared_kb() == 10240
+
+
+def test_without_a_cgroup_a_detached_segment_counts_its_resident_pages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ipc, "CGROUP_MEMORY_STATS", ("/nonexistent/memory.stat",))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+    libc.shmat.restype = ctypes.c_void_p
+    libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    libc.shmdt.argtypes = [ctypes.c_void_p]
+    before = ipc.shared_kb()
+    shmid = libc.shmget(IPC_PRIVATE, 8 << 20, IPC_CREAT | 0o600)
+    assert shmid >= 0, ctypes.get_errno()
+    try:
+        address = libc.shmat(shmid, None, 0)
+        ctypes.memset(address, 1, 8 << 20)
+        libc.shmdt(address)
+        assert ipc.shared_kb() - before >= 8 << 10
+    finally:
+        libc.shmctl(shmid, ipc.IPC_RMID, None)
+
+
+def test_program_output_and_mapped_pages_are_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    charged = [100]
+    monkeypatch.setattr(ipc, "shared_kb", lambda: charged[0])
+    output = os.memfd_create("stdout")
+    try:
+        shared = ipc.SharedMemory([output])
+        os.write(output, b"o" * (1 << 20))
+        charged[0] += 1024  # the output's pages, charged like any shared memory
+        assert shared.unmapped_kb([]) == 0
+        charged[0] += 4096  # a segment the program filled
+        assert shared.unmapped_kb([]) == 4096
+        monkeypatch.setattr(ipc, "mapped_kb", lambda pids: 1024 * len(pids))
+        assert shared.unmapped_kb([1]) == 3072  # a quarter of it mapped: in the RSS already
+        assert shared.unmapped_kb([1, 2, 3, 4, 5]) == 0
+    finally:
+        os.close(output)
+
+
+def test_mapped_shared_memory_of_a_process() -> None:
+    area = mmap.mmap(-1, 4 << 20, flags=mmap.MAP_SHARED)
+    before = ipc.mapped_kb([os.getpid()])
+    area.write(b"m" * (4 << 20))
+    assert ipc.mapped_kb([os.getpid()]) - before >= 4 << 10
+    assert ipc.mapped_kb([0]) == 0  # no such process
+    area.close()
