@@ -1401,24 +1401,9 @@ ASSERT_TRICKS = {
 }
 
 
-# Known limitation: the harness shares its process with the user's code, so a program that
-# introspects the interpreter (frames, gc, closures, a V8 heap snapshot) can find the completion
-# token. Exiting early (what RL policies actually learn) is caught; these deliberate attacks are
-# kept as strict xfails so a fix (an out-of-process proof) shows up as XPASS.
-INTROSPECTION_TRICKS = {
-    "frame_walk_calls_write_result",
-    "gc_finds_write_result",
-    "token_stolen_from_closure",
-}
-KNOWN_LEAK = pytest.mark.xfail(
-    strict=True, reason="in-process harness: interpreter introspection can reach the token"
-)
-
-
-@pytest.mark.parametrize(
-    "trick",
-    [pytest.param(t, marks=KNOWN_LEAK) if t in INTROSPECTION_TRICKS else t for t in ASSERT_TRICKS],
-)
+# The introspection tricks (frames, gc, closures, a V8 heap snapshot) find the token in the
+# candidate's own process; the descriptor it proves completion on is not there (see isolated.py).
+@pytest.mark.parametrize("trick", list(ASSERT_TRICKS))
 def test_python_assert_mode_cannot_pass_without_the_asserts(spool: SandboxPool, trick: str) -> None:
     result = judge(
         spool,
@@ -1432,7 +1417,6 @@ def test_python_assert_mode_cannot_pass_without_the_asserts(spool: SandboxPool, 
     expect(result, WA, RE, TLE)
 
 
-@KNOWN_LEAK
 def test_javascript_assert_mode_token_from_a_heap_snapshot(spool: SandboxPool) -> None:
     code = dedent(
         """
