@@ -369,3 +369,49 @@ def test_deeply_nested_answers_do_not_crash_the_judge(judge, code: str) -> None:
         limits=FAST,
     )
     assert follow_up.verdict is Verdict.AC
+
+
+# ---- the runner's memory is the judge's, the candidate's is the program's ----------------------
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_assert_mode_counts_the_candidates_memory_not_the_runners(judge, language: str) -> None:
+    honest = {
+        "python": "def f(x):\n    return x + 1\n",
+        "javascript": "function f(x) { return x + 1; }\n",
+    }[language]
+    hungry = {
+        "python": "def f(x):\n    block = bytearray(200 << 20)\n    return len(block) + x\n",
+        "javascript": "function f(x) { const b = Buffer.alloc(200 << 20, 1); return b[0] + x; }\n",
+    }[language]
+    check = {
+        "python": "def check(candidate):\n    assert candidate(1) == 2\n",
+        "javascript": "const assert = require('assert');\n"
+        "function check(c) { assert.strictEqual(c(1), 2); }\n",
+    }[language]
+    function_mode = judge(
+        language,
+        honest,
+        [{"args": [1], "expected": 2}],
+        mode="function",
+        entry_point="f",
+        limits={"memory_limit_mb": 32},
+    )
+    assert_mode = judge(
+        language,
+        honest,
+        [{"code": check}],
+        mode="assert",
+        entry_point="f",
+        limits={"memory_limit_mb": 32},
+    )
+    assert assert_mode.verdict is Verdict.AC, _messages(assert_mode)
+    # Same program, same memory: the runner (a second interpreter) is not counted.
+    assert assert_mode.tests[0].memory_kb < 1.5 * function_mode.tests[0].memory_kb
+    over = judge(
+        language,
+        hungry,
+        [{"code": check}],
+        mode="assert",
+        entry_point="f",
+        limits={"memory_limit_mb": 64, "time_limit_ms": 5000},
+    )
+    assert over.verdict is Verdict.MLE, _messages(over)

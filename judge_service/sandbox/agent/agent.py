@@ -295,6 +295,7 @@ class Agent:
                         limits,
                         [stdout, stderr],
                         close_after_spawn=pipes,
+                        runner=bool(pipes),
                     )
                 finally:
                     for fd in fds[4:5]:  # the token, created only for harness modes
@@ -466,10 +467,11 @@ class Agent:
         limits: dict[str, Any],
         cap_fds: list[int] | None = None,
         close_after_spawn: list[int] | None = None,
+        runner: bool = False,
     ) -> ProcessWatch:
         request = spawner_request(argv, env, _rlimits(limits))
         return self._run_via(
-            self.spawner, request, fds, limits, cap_fds or [], close_after_spawn or []
+            self.spawner, request, fds, limits, cap_fds or [], close_after_spawn or [], runner
         )
 
     def _zygote_run(
@@ -486,7 +488,14 @@ class Agent:
             "env": job["run"]["env"],
             "argv0": job["run"]["argv0"],
         }
-        return self._run_via(self.zygote, json.dumps(request).encode(), fds, job["limits"], cap_fds)
+        return self._run_via(
+            self.zygote,
+            json.dumps(request).encode(),
+            fds,
+            job["limits"],
+            cap_fds,
+            runner=job["mode"] == "assert",
+        )
 
     def _run_via(
         self,
@@ -496,7 +505,11 @@ class Agent:
         limits: dict[str, Any],
         cap_fds: list[int],
         close_after_spawn: list[int] | None = None,
+        runner: bool = False,
     ) -> ProcessWatch:
+        """Spawn through ``helper`` and watch the job. With ``runner``, the spawned process is
+        an assert-mode harness that runs the candidate as its child: its own memory is the
+        judge's, not the program's, and is left out of the program's."""
         shared = ipc.SharedMemory(cap_fds)
         started = time.monotonic()
         try:
@@ -514,7 +527,7 @@ class Agent:
         for fd in close_after_spawn or []:
             os.close(fd)
         assert helper.channel is not None
-        watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds, shared)
+        watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds, shared, runner)
         report = helper.receive(timeout=KILL_GRACE_S * 2)
         if report is None or report.get("op") != "exit":
             procfs.kill(pid)
@@ -523,7 +536,8 @@ class Agent:
             return watch
         watch.status = report["status"]
         watch.cpu_ms = report["cpu_ms"] + watch.orphan_cpu_ms
-        watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
+        if not runner:  # a runner's peak is its own or its child's: not the program's alone
+            watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
         return watch
 
     def _watch(
@@ -534,6 +548,7 @@ class Agent:
         limits: dict[str, Any],
         cap_fds: list[int],
         shared: ipc.SharedMemory,
+        runner: bool = False,
     ) -> ProcessWatch:
         """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach."""
         watch = ProcessWatch()
@@ -560,7 +575,7 @@ class Agent:
                     watch.killed_for = watch.killed_for or "cpu"
                 cpu_check_at = now + max(cpu_limit_s - used, 0.005)
             if now >= next_poll:
-                pids = self._job_pids()
+                pids = [other for other in self._job_pids() if not (runner and other == pid)]
                 rss = procfs.memory_kb(pids, memory_limit_kb) + shared.unmapped_kb(pids)
                 watch.peak_kb = max(watch.peak_kb, rss)
                 if rss > memory_limit_kb:
