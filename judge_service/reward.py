@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,11 +100,21 @@ LANGUAGE_ALIASES: dict[str, frozenset[str]] = {
     "rust": frozenset({"rust", "rs"}),
 }
 
-_THINK_BLOCK = re.compile(r"<think\b[^>]*>.*?</think\s*>", re.IGNORECASE | re.DOTALL)
-_THINK_OPEN = re.compile(r"<think\b[^>]*>", re.IGNORECASE)
+# Linear-time searches only (all C-level, one Python step per removed section): patterns that
+# also matched through the section's close, or up to a tag's ">", retried that scan from every
+# "<think" and took seconds on "<think>" * 12000, holding the GIL, so every thread waited.
+_THINK_OPEN = re.compile(r"<think\b", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
+# From the start through the last closing tag: ".*" runs to the end and backs off to it.
+_THROUGH_LAST_CLOSE = re.compile(r".*</think\s*>", re.IGNORECASE | re.DOTALL)
+# Fences are found by position in the text's lines joined by "\n": a Python step per line, or a
+# list of a million lines (built and freed while holding the GIL), would stall every thread.
+# A line that may open or close a fence (a closing one may be indented with any whitespace):
+_FENCE_LINE = re.compile(r"^[^\S\n]*(?:```|~~~)", re.MULTILINE)
 # An opening fence: indentation, three or more backticks or tildes, then the info string.
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_FENCE_OPEN = re.compile(r"(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+# The line boundaries other than "\n" that str.splitlines splits at.
+_OTHER_BREAK = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -122,48 +133,76 @@ def _labels_for(language: str) -> frozenset[str]:
 
 
 def strip_reasoning(text: str) -> str:
-    """``text`` without ``<think>...</think>`` sections.
+    """``text`` without ``<think>...</think>`` sections, in time linear in its length.
 
     A ``</think>`` with no opening tag (the chat template opened the section in the prompt)
     drops everything before it; an unclosed ``<think>`` (the model was cut off while reasoning)
-    drops everything after it.
+    drops everything after it. An opening tag is ``<think`` up to the next ``>`` (attributes
+    allowed), a closing one ``</think>`` with optional spaces before the ``>``; case is ignored.
     """
-    text = _THINK_BLOCK.sub("", text)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end() :]
-    opened = _THINK_OPEN.search(text)
-    if opened:
-        text = text[: opened.start()]
-    return text
+    text = _without_think_sections(text)
+    through = _THROUGH_LAST_CLOSE.match(text)
+    if through is not None:
+        text = text[through.end() :]
+    opening = _opening_tag(text, 0)
+    return text if opening is None else text[: opening[0]]
 
 
-def _tidy(lines: list[str]) -> str:
-    """Lines without leading and trailing blank lines, joined, ending in a newline ("" if none)."""
-    start, end = 0, len(lines)
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return "\n".join(lines[start:end]) + "\n" if end > start else ""
+def _opening_tag(text: str, start: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the first opening tag at or after ``start``. When the first
+    ``<think`` has no ``>`` after it, no later one has."""
+    found = _THINK_OPEN.search(text, start)
+    if found is None:
+        return None
+    end = text.find(">", found.end())
+    return None if end < 0 else (found.start(), end + 1)
 
 
-def _dedent(line: str, indent: int) -> str:
-    """``line`` without up to ``indent`` leading whitespace characters (the fence's own)."""
-    removed = 0
-    while removed < indent and removed < len(line) and line[removed] in " \t":
-        removed += 1
-    return line[removed:]
+def _without_think_sections(text: str) -> str:
+    """From left to right, each opening tag with a closing tag after it removed through the
+    first such closing tag (tags inside a removed section do not count)."""
+    kept: list[str] = []
+    resume = 0
+    while (opening := _opening_tag(text, resume)) is not None:
+        closing = _THINK_CLOSE.search(text, opening[1])
+        if closing is None:
+            break
+        kept.append(text[resume : opening[0]])
+        resume = closing.end()
+    kept.append(text[resume:])
+    return "".join(kept)
 
 
-def _fenced_blocks(text: str) -> list[_Block]:
-    """The fenced code blocks of ``text`` in order; an unclosed last fence runs to the end."""
-    blocks: list[_Block] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        opened = _FENCE_OPEN.match(lines[i])
-        i += 1
+def _tidy(code: str) -> str:
+    """``code`` without its leading and trailing blank lines, ending in a newline ("" if none)."""
+    first = len(code) - len(code.lstrip())
+    last = len(code.rstrip())
+    if last <= first:
+        return ""
+    start = code.rfind("\n", 0, first) + 1
+    end = code.find("\n", last)
+    return code[start : len(code) if end < 0 else end] + "\n"
+
+
+def _joined_lines(text: str) -> str:
+    """``"\\n".join(text.splitlines())``, without splitting when "\\n" is the only boundary."""
+    if _OTHER_BREAK.search(text):
+        return "\n".join(text.splitlines())
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
+
+
+def _fenced_blocks(text: str) -> Iterator[_Block]:
+    """The fenced code blocks of ``text`` (lines joined by "\\n") in order; an unclosed last
+    fence runs to the end. One at a time: a hostile text holds a hundred thousand of them."""
+    marks = _FENCE_LINE.finditer(text)
+    for mark in marks:
+        line_end = _line_end(text, mark.start())
+        opened = _FENCE_OPEN.match(text, mark.start(), line_end)
         if opened is None:
             continue
         fence, info = opened["fence"], opened["info"].strip()
@@ -171,17 +210,17 @@ def _fenced_blocks(text: str) -> list[_Block]:
             continue
         words = info.split()
         label = words[0].lower().lstrip("{.").rstrip("}") if words else ""
-        indent = len(opened["indent"])
-        body: list[str] = []
-        while i < len(lines):
-            line = lines[i]
-            i += 1
-            stripped = line.strip()
+        body_end = len(text)
+        for close in marks:  # the same iterator: a closing fence opens nothing
+            stripped = text[close.start() : _line_end(text, close.start())].strip()
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                body_end = close.start() - 1
                 break
-            body.append(_dedent(line, indent))
-        blocks.append(_Block(label=label, code=_tidy(body)))
-    return blocks
+        code = text[line_end + 1 : body_end]
+        indent = len(opened["indent"])
+        if indent:  # the fence's own indentation (at most), off every line
+            code = re.sub(f"(?m)^[ \t]{{1,{indent}}}", "", code)
+        yield _Block(label=label, code=_tidy(code))
 
 
 def extract_code(completion: str, language: str, config: RewardConfig) -> str | None:
@@ -201,21 +240,19 @@ def extract_code(completion: str, language: str, config: RewardConfig) -> str | 
     text = strip_reasoning(completion)
     if config.extraction == "whole":
         return text if text.strip() else None
-    blocks = _fenced_blocks(text)
-    if not blocks:
-        if config.require_fence:
-            return None
-        code = _tidy(text.splitlines())
-        return code or None
+    lines = _joined_lines(text)
     labels = _labels_for(language)
-    usable = [block for block in blocks if block.code]
-    candidates = [block for block in usable if block.label in labels]
-    if not candidates:
-        candidates = [block for block in usable if not block.label]
-    if not candidates:
-        return None
-    chosen = candidates[0] if config.extraction == "first_block" else candidates[-1]
-    return chosen.code
+    fenced = False
+    chosen: dict[bool, str] = {}  # by whether the label names the language; unlabelled: False
+    for block in _fenced_blocks(lines):
+        fenced = True
+        if block.code and (block.label in labels or not block.label):
+            named = block.label in labels
+            if config.extraction == "last_block" or named not in chosen:
+                chosen[named] = block.code
+    if not fenced:
+        return None if config.require_fence else _tidy(lines) or None
+    return chosen.get(True, chosen.get(False))
 
 
 def compute_reward(
