@@ -7,9 +7,39 @@ import json
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
+from judge_service import client_json
 from judge_service.sandbox.models import Checker, TestMode, Verdict
+
+
+class WireModel(BaseModel):
+    """A model of client input: every key, and every field's raw value, must be JSON that
+    :mod:`judge_service.client_json` accepts. A field that is not is an error naming it and the
+    path within it, so nothing the store, a sandbox or a JSON reply cannot hold gets in."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keys_are_text(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in data:
+                if isinstance(key, str) and not client_json.is_text(key):
+                    shown = client_json.printable(key)[:40]
+                    raise PydanticCustomError(
+                        "client_json",
+                        "the key '{key}' holds a lone surrogate, which is not Unicode text",
+                        {"key": shown},
+                    )
+        return data
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _client_json(cls, value: Any) -> Any:
+        reason = client_json.problem(value)
+        if reason is not None:
+            raise PydanticCustomError("client_json", "{reason}", {"reason": reason})
+        return value
 
 
 class Reference(BaseModel):
@@ -19,7 +49,7 @@ class Reference(BaseModel):
     code: str
 
 
-class Problem(BaseModel):
+class Problem(WireModel):
     """A problem: its tests, limits, and what the complexity judge compares against."""
 
     model_config = ConfigDict(extra="forbid")
@@ -70,7 +100,7 @@ class JudgeOptions(BaseModel):
     complexity: ComplexityMode = ComplexityMode.AUTO
 
 
-class SubmissionIn(BaseModel):
+class SubmissionIn(WireModel):
     """One candidate: a problem (by id or inline), a language, and code or a raw completion."""
 
     model_config = ConfigDict(extra="forbid")
@@ -89,6 +119,17 @@ class JudgeRequest(BaseModel):
     # Items stay loosely typed here so that one malformed item fails alone (status "error").
     submissions: list[Any]
     options: JudgeOptions = Field(default_factory=JudgeOptions)
+
+    def for_store(self) -> dict[str, Any]:
+        """The request as a queued job keeps it, to be resumed. An item no store can hold (one
+        client_json refuses, so its result is an error) is kept as null, which a resumed job
+        rejects as well; the result already stored for it stands."""
+        return {
+            "submissions": [
+                None if client_json.problem(item) else item for item in self.submissions
+            ],
+            "options": self.options.model_dump(mode="json"),
+        }
 
 
 class TestOut(BaseModel):

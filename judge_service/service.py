@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from judge_service.client_json import is_text
 from judge_service.complexity import time_reward
 from judge_service.dispatch import Dispatcher
 from judge_service.exceptions import InvalidJobError
@@ -144,7 +145,7 @@ class JudgeService:
         wanted = {
             raw["problem_id"]
             for raw in raw_items
-            if isinstance(raw, dict) and isinstance(raw.get("problem_id"), str)
+            if isinstance(raw, dict) and is_text(raw.get("problem_id"))
         }
         found = self.store.get_problems(sorted(wanted)) if wanted else {}
         problems: dict[str, tuple[Problem, int] | None] = {
@@ -173,7 +174,7 @@ class JudgeService:
         problems: dict[str, tuple[Problem, int] | None],
     ) -> _Item:
         client_id = raw.get("id") if isinstance(raw, dict) else None
-        item = _Item(position, client_id if isinstance(client_id, str) else None)
+        item = _Item(position, client_id if is_text(client_id) else None)
         try:
             submission = SubmissionIn.model_validate(raw)
         except ValidationError as error:
@@ -197,6 +198,9 @@ class JudgeService:
             item.problem_ref = (problem_id, version)
         code = submission.code
         if code is None:
+            size, cap = len(submission.completion or ""), self.settings.max_completion_chars
+            if size > cap:
+                return self._reject(item, f"completion: {size} characters; the limit is {cap}")
             code = extract_code(
                 submission.completion or "", submission.language, self.settings.reward
             )

@@ -106,6 +106,12 @@ class Settings(BaseSettings):
     )
     max_batch: int = Field(4096, ge=1, description="Most submissions in one request.")
     max_body_bytes: int = Field(256 << 20, ge=1024, description="Largest request body.")
+    max_completion_chars: int = Field(
+        1 << 20,
+        ge=1,
+        description="Longest completion (or OpenRLHF query or prompt) code is extracted from; a "
+        "longer one is an error for its item, or HTTP 413 for /submit and /openrlhf/reward.",
+    )
     complexity_empirical: bool = Field(
         True,
         description="Time candidates at growing input sizes in the sandbox when the problem has "

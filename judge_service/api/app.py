@@ -8,17 +8,16 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sqlalchemy.exc import SQLAlchemyError
 
 from judge_service.api.compat import router as compat_router
 from judge_service.api.deps import StateDep
+from judge_service.api.errors import install_handlers
 from judge_service.api.jobs import sweep_stale_jobs
 from judge_service.api.routes import router
 from judge_service.api.state import AppState
 from judge_service.dispatch import Dispatcher, make_dispatcher
-from judge_service.exceptions import InfrastructureError
 from judge_service.metrics import Metrics
 from judge_service.service import JudgeService
 from judge_service.settings import Settings, get_settings
@@ -69,16 +68,13 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
             )
         return await call_next(request)
 
-    @app.exception_handler(InfrastructureError)
-    async def infrastructure_failed(request: Request, error: InfrastructureError) -> JSONResponse:
-        return JSONResponse(status_code=503, content={"detail": f"system error: {error}"})
+    install_handlers(app)
 
-    @app.exception_handler(SQLAlchemyError)
-    async def database_failed(request: Request, error: SQLAlchemyError) -> JSONResponse:
-        message = str(error).splitlines()[0][:300]
-        return JSONResponse(status_code=503, content={"detail": f"database unavailable: {message}"})
-
-    @app.get("/health", summary="Broker, database and sandbox pools")
+    @app.get(
+        "/health",
+        summary="Broker, database and sandbox pools",
+        responses={503: {"description": "Degraded: the same report, with the failing part"}},
+    )
     async def health(state: StateDep) -> JSONResponse:
         report: dict[str, Any] = {}
         try:
@@ -92,7 +88,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         report["status"] = "ok" if healthy else "degraded"
         return JSONResponse(status_code=200 if healthy else 503, content=report)
 
-    @app.get("/metrics", summary="Prometheus metrics")
+    @app.get("/metrics", summary="Prometheus metrics", response_class=PlainTextResponse)
     async def metrics(state: StateDep) -> Response:
         depth = await asyncio.to_thread(state.dispatcher.queue_depth)
         state.metrics.queue_depth.set(-1 if depth is None else depth)

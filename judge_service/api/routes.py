@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, status
 
 from judge_service.api.deps import AuthDep, StateDep
+from judge_service.api.errors import ERRORS, NOT_FOUND, UNAUTHORIZED
 from judge_service.api.jobs import resume_stale_jobs, start_job
 from judge_service.api.state import AppState
 from judge_service.schemas import (
@@ -20,7 +21,7 @@ from judge_service.schemas import (
 )
 from judge_service.service import bounded_output
 
-router = APIRouter(prefix="/v1", dependencies=[AuthDep])
+router = APIRouter(prefix="/v1", dependencies=[AuthDep], responses={**ERRORS, **UNAUTHORIZED})
 
 # Only jobs stored without their request (by a version before 0002) cannot be resumed.
 _ABANDONED = (
@@ -36,7 +37,9 @@ async def upsert_problems(state: StateDep, body: Problem | list[Problem]) -> lis
     return [{"id": pid, "version": version, "new_version": new} for pid, version, new in stored]
 
 
-@router.get("/problems/{problem_id}", summary="The latest version of a problem")
+@router.get(
+    "/problems/{problem_id}", summary="The latest version of a problem", responses=NOT_FOUND
+)
 async def get_problem(state: StateDep, problem_id: str) -> dict[str, Any]:
     found = await asyncio.to_thread(state.store.get_problem, problem_id)
     if found is None:
@@ -60,17 +63,17 @@ async def judge(state: StateDep, request: JudgeRequest) -> JudgeResponse:
 async def submit(state: StateDep, request: JudgeRequest) -> SubmitResponse:
     _check_batch(state, request)
     total = len(request.submissions)
+    stored = await asyncio.to_thread(request.for_store)
     job_id = await asyncio.to_thread(
-        state.store.create_job,
-        total,
-        request.options.model_dump(mode="json"),
-        request.model_dump(mode="json"),
+        state.store.create_job, total, request.options.model_dump(mode="json"), stored
     )
     start_job(state, job_id, request)
     return SubmitResponse(job_id=job_id, status="queued", total=total)
 
 
-@router.get("/submissions/{job_id}", summary="Progress and results of a queued batch")
+@router.get(
+    "/submissions/{job_id}", summary="Progress and results of a queued batch", responses=NOT_FOUND
+)
 async def submission_status(state: StateDep, job_id: str) -> JobStatus:
     await resume_stale_jobs(state, job_id)
     await asyncio.to_thread(
@@ -103,6 +106,6 @@ def _check_batch(state: AppState, request: JudgeRequest) -> None:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, detail="no submissions")
     if count > state.settings.max_batch:
         raise HTTPException(
-            status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            status.HTTP_413_CONTENT_TOO_LARGE,
             detail=f"{count} submissions; a batch holds at most {state.settings.max_batch}",
         )

@@ -8,8 +8,9 @@ from fastapi import APIRouter
 
 from judge_service.api.compat import openrlhf, sandboxfusion
 from judge_service.api.deps import AuthDep
+from judge_service.api.errors import ERRORS, UNAUTHORIZED
 
-router = APIRouter(dependencies=[AuthDep])
+router = APIRouter(dependencies=[AuthDep], responses={**ERRORS, **UNAUTHORIZED})
 router.include_router(sandboxfusion.router)
 router.include_router(openrlhf.router)
 
