@@ -13,16 +13,27 @@ import base64
 import binascii
 import math
 
+from judge_service.api.compat._languages import engine_language
 from judge_service.api.compat.schemas import (
     CommandRunResult,
     CommandStatus,
+    RunCodeRequest,
     RunCodeResponse,
     RunStatus,
+    path_parts,
 )
 from judge_service.exceptions import InvalidJobError
 from judge_service.sandbox._jobs import SANDBOX_OVERHEAD_MB
 from judge_service.sandbox.languages import LANGUAGES
-from judge_service.sandbox.models import CompileResult, JobResult, Limits, TestResult, Verdict
+from judge_service.sandbox.models import (
+    CompileResult,
+    Job,
+    JobResult,
+    Limits,
+    TestCase,
+    TestResult,
+    Verdict,
+)
 from judge_service.settings import Settings
 
 # What the agent appends to the compiler's output when it killed a compilation for time.
@@ -39,7 +50,7 @@ def limits_for(
     report_bytes: int | None = None,
 ) -> Limits:
     ceiling_ms = 4 * settings.max_time_limit_ms  # the engine's largest wall limit
-    wall_ms = min(max(1, math.ceil(run_timeout_s * 1000)), ceiling_ms)
+    wall_ms = _milliseconds(run_timeout_s, 1, ceiling_ms)
     memory_ceiling = min(
         settings.max_memory_limit_mb,
         settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB - LANGUAGES[language].rss_allowance_mb,
@@ -51,9 +62,52 @@ def limits_for(
         time_limit_ms=min(wall_ms, settings.max_time_limit_ms),
         wall_time_limit_ms=wall_ms,
         memory_limit_mb=memory,
-        compile_time_limit_ms=min(max(100, math.ceil(compile_timeout_s * 1000)), ceiling_ms),
+        compile_time_limit_ms=_milliseconds(compile_timeout_s, 100, ceiling_ms),
         report_bytes=report_bytes,
     )
+
+
+def _milliseconds(seconds: float, least: int, most: int) -> int:
+    # Cut before scaling: 1e308 seconds is a finite float, 1e311 milliseconds is not.
+    return min(most, max(least, math.ceil(min(seconds, most / 1000) * 1000)))
+
+
+def run_code_job(
+    request: RunCodeRequest, settings: Settings, *, report_bytes: int, answer_by: float | None
+) -> Job:
+    """The engine job for a /run_code request; InvalidJobError naming the field if none."""
+    language = engine_language(request.language)
+    source = LANGUAGES[language].source_file(request.code)
+    clash = file_clash([*request.files, source])
+    if clash is not None:
+        raise InvalidJobError(f"files: {clash}")
+    return Job(
+        language=language,
+        code=request.code,
+        tests=[TestCase(input=request.stdin or "", output="")],  # output unused: no checking
+        limits=limits_for(
+            language,
+            settings,
+            run_timeout_s=request.run_timeout,
+            compile_timeout_s=request.compile_timeout,
+            memory_limit_mb=request.memory_limit_MB,
+            report_bytes=report_bytes,
+        ),
+        files=decode_files(request.files),
+        fetch_files=request.fetch_files,
+        answer_by=answer_by,
+    )
+
+
+def file_clash(names: list[str]) -> str | None:
+    """Why ``names`` cannot all be written (one of them needs another, a file, as a directory);
+    None when they can. Sorted with "/" as the smallest character, a path that lies under
+    another file comes right after it, so neighbours are all that need comparing."""
+    ordered = sorted({"\0".join(path_parts(name)): name for name in names}.items())
+    for (path, name), (next_path, next_name) in zip(ordered, ordered[1:], strict=False):
+        if next_path.startswith(path + "\0"):
+            return f"{next_name!r} needs {name!r}, a file, to be a directory"
+    return None
 
 
 def decode_files(files: dict[str, str | None]) -> dict[str, bytes]:

@@ -7,11 +7,12 @@ SandboxFusion's own rule, run by the agent (the ``lines`` checker).
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from judge_service import client_json
 from judge_service.api.compat._exec import exec_info, limits_for
 from judge_service.api.compat._languages import engine_language
 from judge_service.api.compat.schemas import (
@@ -22,7 +23,9 @@ from judge_service.api.compat.schemas import (
     StdioCase,
     SubmitRequest,
 )
+from judge_service.api.errors import TooLarge
 from judge_service.exceptions import InvalidJobError
+from judge_service.reward import extract_code
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import (
     Checker,
@@ -38,6 +41,29 @@ NO_CODE = "no code could be extracted from the completion"
 # SandboxFusion returns at most 1 MiB of a program's output.
 HOST_REPORT_BYTES = 1 << 20
 SANDBOXFUSION_REL_TOL = 1e-5
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A /submit request read: the problem's tests, the extracted code and its job (None
+    when no code could be extracted)."""
+
+    language: str
+    cases: list[StdioCase]
+    code: str | None
+    job: Job | None
+
+
+def prepare(request: SubmitRequest, settings: Settings) -> Prepared:
+    """The request read and its code extracted (CPU work: run it off the event loop).
+    InvalidJobError when it cannot be judged, TooLarge when the completion is over its cap."""
+    language, cases = problem_cases(request)
+    size, cap = len(request.completion), settings.max_completion_chars
+    if size > cap:
+        raise TooLarge(f"completion: {size} characters; the limit is {cap}")
+    code = extract_code(request.completion, language, settings.reward)
+    job = None if code is None else submit_job(request, language, code, cases, settings)
+    return Prepared(language, cases, code, job)
 
 
 def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
@@ -59,9 +85,9 @@ def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
     raw = _row(config.provided_data, request.id).get("test")
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise InvalidJobError(f"provided_data.test is not valid JSON: {error}") from error
+            raw = client_json.loads(raw)
+        except ValueError as error:
+            raise InvalidJobError(f"config.provided_data.test: {error}") from error
     if not isinstance(raw, list) or not raw:
         raise InvalidJobError("provided_data.test must be a non-empty list of test cases")
     try:

@@ -9,17 +9,23 @@ judge failed on is HTTP 503 (OpenRLHF retries; rows already judged come from the
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, HTTPException
 
 from judge_service.api.compat._openrlhf import LOG_NAMES, BadRows, reward_response, submissions
-from judge_service.api.compat.schemas import RewardRequest, RewardResponse
+from judge_service.api.compat.schemas import RewardErrorOut, RewardRequest, RewardResponse
 from judge_service.api.deps import StateDep
 from judge_service.schemas import JudgeOptions
 
 router = APIRouter(tags=["compat: OpenRLHF"])
 
 
-@router.post("/openrlhf/reward", summary="OpenRLHF: rewards for a batch of rollouts")
+@router.post(
+    "/openrlhf/reward",
+    summary="OpenRLHF: rewards for a batch of rollouts",
+    responses={422: {"model": RewardErrorOut, "description": "Invalid fields or rows"}},
+)
 async def reward(state: StateDep, request: RewardRequest) -> RewardResponse:
     count = len(request.query)
     if count > state.settings.max_batch:
@@ -28,7 +34,7 @@ async def reward(state: StateDep, request: RewardRequest) -> RewardResponse:
             detail=f"{count} rows; a batch holds at most {state.settings.max_batch}",
         )
     try:
-        items = submissions(request)
+        items = await asyncio.to_thread(submissions, request, state.settings.max_completion_chars)
         if not items:
             return RewardResponse(rewards=[], scores=[], extra_logs={n: [] for n in LOG_NAMES})
         results = await state.service.judge(items, JudgeOptions())

@@ -14,9 +14,8 @@ import time
 
 from fastapi import APIRouter, HTTPException
 
-from judge_service.api.compat._exec import decode_files, exec_info, fetched_files, limits_for
-from judge_service.api.compat._languages import engine_language
-from judge_service.api.compat._submit import eval_result, problem_cases, submit_job
+from judge_service.api.compat._exec import exec_info, fetched_files, run_code_job
+from judge_service.api.compat._submit import eval_result, prepare
 from judge_service.api.compat.schemas import (
     EvalResult,
     RunCodeRequest,
@@ -26,8 +25,7 @@ from judge_service.api.compat.schemas import (
 )
 from judge_service.api.deps import StateDep
 from judge_service.exceptions import InfrastructureError, InvalidJobError, SandboxError
-from judge_service.reward import extract_code
-from judge_service.sandbox.models import Job, TestCase, Verdict
+from judge_service.sandbox.models import Verdict
 
 router = APIRouter(tags=["compat: SandboxFusion"])
 
@@ -40,21 +38,11 @@ ANSWER_MARGIN_S = 2.0
 @router.post("/run_code", summary="SandboxFusion: run one program on one stdin")
 async def run_code(state: StateDep, request: RunCodeRequest) -> RunCodeResponse:
     try:
-        language = engine_language(request.language)
-        job = Job(
-            language=language,
-            code=request.code,
-            tests=[TestCase(input=request.stdin or "", output="")],  # output unused: no checking
-            limits=limits_for(
-                language,
-                state.settings,
-                run_timeout_s=request.run_timeout,
-                compile_timeout_s=request.compile_timeout,
-                memory_limit_mb=request.memory_limit_MB,
-                report_bytes=RUN_CODE_REPORT_BYTES,
-            ),
-            files=decode_files(request.files),
-            fetch_files=request.fetch_files,
+        job = await asyncio.to_thread(
+            run_code_job,
+            request,
+            state.settings,
+            report_bytes=RUN_CODE_REPORT_BYTES,
             answer_by=_client_gives_up_at(request),
         )
         [result] = await state.service.run_jobs([job])
@@ -62,7 +50,7 @@ async def run_code(state: StateDep, request: RunCodeRequest) -> RunCodeResponse:
         raise HTTPException(422, detail=str(error)) from error
     except InfrastructureError as error:
         return RunCodeResponse(status=RunStatus.SANDBOX_ERROR, message=f"system error: {error}")
-    response = exec_info(language, result, result.tests[0] if result.tests else None)
+    response = exec_info(job.language, result, result.tests[0] if result.tests else None)
     if response.status is not RunStatus.SANDBOX_ERROR:
         response.files = fetched_files(result)
     return response
@@ -78,16 +66,12 @@ def _client_gives_up_at(request: RunCodeRequest) -> float | None:
 @router.post("/submit", summary="SandboxFusion: judge a completion on an inline problem")
 async def submit(state: StateDep, request: SubmitRequest) -> EvalResult:
     try:
-        language, cases = problem_cases(request)
-        code = await asyncio.to_thread(
-            extract_code, request.completion, language, state.settings.reward
-        )
-        if code is None:
-            return eval_result(request, language, None, cases, None)
-        job = submit_job(request, language, code, cases, state.settings)
-        [result] = await state.service.run_jobs([job])
+        read = await asyncio.to_thread(prepare, request, state.settings)
+        if read.job is None:
+            return eval_result(request, read.language, None, read.cases, None)
+        [result] = await state.service.run_jobs([read.job])
     except InvalidJobError as error:
         raise HTTPException(422, detail=str(error)) from error
     if result.verdict is Verdict.SE or result.system_error:
         raise SandboxError(result.system_error or "the judge failed")  # HTTP 503, never a 0
-    return eval_result(request, language, code, cases, result)
+    return eval_result(request, read.language, read.code, read.cases, result)

@@ -9,7 +9,13 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judge_service.api.errors import FieldError
+from judge_service.schemas import WireModel
+
+# Linux's limits on one name in a path and on a whole path, in bytes (NAME_MAX, PATH_MAX - 1).
+_NAME_BYTES, _PATH_BYTES = 255, 4095
 
 
 class RunStatus(StrEnum):
@@ -39,7 +45,27 @@ class CommandRunResult(BaseModel):
     )
 
 
-class RunCodeRequest(BaseModel):
+def path_parts(name: str) -> list[str]:
+    """The components of ``name`` as the sandbox writes it (empty and "." ones dropped)."""
+    return [part for part in name.split("/") if part not in ("", ".")]
+
+
+def _file_name(name: str) -> str:
+    """``name`` if a sandbox can create it under its working directory; ValueError otherwise."""
+    shown = repr(name[:60] + ("..." if len(name) > 60 else ""))
+    parts = path_parts(name)
+    if name.startswith("/") or not parts or ".." in parts:
+        raise ValueError(f"{shown} is not a relative path inside the working directory")
+    if "\0" in name:
+        raise ValueError(f"{shown} holds a NUL character")
+    if len(name.encode()) > _PATH_BYTES:
+        raise ValueError(f"{shown} is longer than {_PATH_BYTES} bytes")
+    if any(len(part.encode()) > _NAME_BYTES for part in parts):
+        raise ValueError(f"{shown} has a component longer than {_NAME_BYTES} bytes")
+    return name
+
+
+class RunCodeRequest(WireModel):
     model_config = ConfigDict(extra="ignore")
 
     code: str
@@ -54,6 +80,18 @@ class RunCodeRequest(BaseModel):
     fetch_files: list[str] = Field(
         default_factory=list, description="Relative paths copied back (missing ones omitted)."
     )
+
+    @field_validator("files")
+    @classmethod
+    def _file_names(cls, files: dict[str, str | None]) -> dict[str, str | None]:
+        for name in files:
+            _file_name(name)
+        return files
+
+    @field_validator("fetch_files")
+    @classmethod
+    def _fetched_names(cls, names: list[str]) -> list[str]:
+        return [_file_name(name) for name in names]
 
 
 class RunCodeResponse(BaseModel):
@@ -81,7 +119,7 @@ class SubmitConfig(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict, description='{"run_all_cases": bool}')
 
 
-class SubmitRequest(BaseModel):
+class SubmitRequest(WireModel):
     model_config = ConfigDict(extra="ignore")
 
     dataset: str
@@ -112,7 +150,7 @@ class EvalResult(BaseModel):
     tests: list[EvalTestCase]
 
 
-class RewardRequest(BaseModel):
+class RewardRequest(WireModel):
     """OpenRLHF's remote reward call; ``query`` is prompt + response as the trainer decoded it."""
 
     model_config = ConfigDict(extra="ignore")
@@ -126,3 +164,20 @@ class RewardResponse(BaseModel):
     rewards: list[float]
     scores: list[float]
     extra_logs: dict[str, list[float]]
+
+
+class RowError(BaseModel):
+    index: int | None = Field(description="The row; null when the request's shape is at fault.")
+    error: str
+
+
+class BadRowsDetail(BaseModel):
+    message: str
+    rows: list[RowError]
+
+
+class RewardErrorOut(BaseModel):
+    """An error of /openrlhf/reward: a message, invalid fields, or the rows that cannot be
+    scored (HTTP 422, nothing scored)."""
+
+    detail: str | list[FieldError] | BadRowsDetail
