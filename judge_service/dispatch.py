@@ -1,30 +1,40 @@
 """Dispatchers fan a batch out in chunks: in-process (embedded default) or through Celery.
 
 Both return, in order, one answer per payload (see ``worker/tasks.py``); an answer is a result
-or a system error, never missing. Waiting never blocks the event loop: chunks run in threads,
+or a system error, never missing. Waiting never blocks the event loop: jobs run in threads,
 and Celery results are polled from a thread with one Redis round trip for all pending chunks.
+
+Concurrent requests take turns (``fairness.FairGate``): each dispatcher admits only a little
+more work than its sandboxes or workers can run at once (in-process submissions, with Celery
+chunks), and takes the next from the request with the least admitted, so a batch never
+starves a newcomer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
+from celery import Celery
+
 from judge_service.complexity import ComplexityJudge, make_complexity_judge
 from judge_service.exceptions import BrokerUnavailable
+from judge_service.fairness import FairGate
+from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
 from judge_service.worker.celery_app import TASK_NAME, make_celery
-from judge_service.worker.tasks import judge_chunk
+from judge_service.worker.tasks import judge_one
 
 Payload = dict[str, Any]
-# Chunks judged at once in-process; idle threads cost nothing, and the sandbox pool, not
-# this number, bounds how many programs run.
-_CHUNK_THREADS = 32
 ChunkDone = Callable[[int, list[Payload]], Awaitable[None]]
+# Celery workers take any chunk: one resource, their slots.
+_ONE_SLOT = {"slot": 1}
+# How often the workers' slots are read again (a worker joined or left).
+_SLOTS_REREAD_S = 30.0
 
 
 class Dispatcher(Protocol):
@@ -50,8 +60,35 @@ def _failed(chunk: list[Payload], message: str) -> list[Payload]:
     return [{"system_error": message} for _ in chunk]
 
 
+def _language(payload: Payload) -> str:
+    """In-process, sandboxes are per language, so turns are too."""
+    job = payload.get("job")
+    return str(job.get("language", "")) if isinstance(job, dict) else ""
+
+
+async def _all(
+    one: Callable[[int, list[Payload]], Awaitable[list[Payload]]],
+    chunks: Iterable[tuple[int, list[Payload]]],
+) -> list[Payload]:
+    """Every chunk's answers, in order; when one chunk raises, the others stop waiting."""
+    tasks = [asyncio.ensure_future(one(offset, chunk)) for offset, chunk in chunks]
+    try:
+        parts = await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()  # they give their turns back before the error reaches the caller
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return [answer for part in parts for answer in part]
+
+
 class InProcessDispatcher:
-    """Runs the worker's task code in this process, against a local sandbox pool."""
+    """Runs the worker's task code in this process, against a local sandbox pool.
+
+    Turns are per submission, not per chunk: the pool hands a freed sandbox to whichever
+    thread asks first, and a thread that just finished a job asks again at once, so a chunk
+    running its jobs one after another would keep its sandbox against every turn order.
+    """
 
     def __init__(
         self,
@@ -62,32 +99,40 @@ class InProcessDispatcher:
         self.settings = settings
         self.pool = pool or SandboxPool(settings)
         self.complexity_judge = complexity_judge or make_complexity_judge(settings, self.pool)
-        # Chunks wait for sandboxes in threads of their own: in the event loop's default
-        # executor they would hold up the store reads and writes of every other request.
+        # Two jobs per sandbox: one running, one ready to take it the moment it is free
+        # (admitting the next job is a hop through the event loop). More would only queue
+        # in the pool, where no turn order holds.
+        per_language = 2 * settings.sandboxes_per_language
+        self._gate = FairGate(lambda _language: per_language)
+        # Jobs run in threads of their own: in the event loop's default executor they would
+        # hold up the store reads and writes of every other request. The gate, not this
+        # number, bounds how many run; it only has to exceed what the gate admits.
         self._executor = ThreadPoolExecutor(
-            max_workers=_CHUNK_THREADS, thread_name_prefix="judge-chunk"
+            max_workers=per_language * len(LANGUAGES), thread_name_prefix="judge-job"
         )
 
     async def run(
         self, payloads: list[Payload], on_chunk: ChunkDone | None = None
     ) -> list[Payload]:
         loop = asyncio.get_running_loop()
+        request = object()
+
+        async def judge(payload: Payload) -> Payload:
+            async with self._gate.turn(request, {_language(payload): 1}):
+                try:
+                    return await loop.run_in_executor(
+                        self._executor, judge_one, self.pool, self.complexity_judge, payload
+                    )
+                except Exception as error:  # a bug in the judge must not lose the batch
+                    return {"system_error": f"worker failed: {error!r}"}
 
         async def one(offset: int, chunk: list[Payload]) -> list[Payload]:
-            try:
-                answers = await loop.run_in_executor(
-                    self._executor, judge_chunk, self.pool, self.complexity_judge, chunk
-                )
-            except Exception as error:  # a bug in the judge must not lose the batch
-                answers = _failed(chunk, f"worker failed: {error!r}")
+            answers = list(await asyncio.gather(*(judge(payload) for payload in chunk)))
             if on_chunk is not None:
                 await on_chunk(offset, answers)
             return answers
 
-        parts = await asyncio.gather(
-            *(one(offset, chunk) for offset, chunk in _chunks(payloads, self.settings.chunk_size))
-        )
-        return [answer for part in parts for answer in part]
+        return await _all(one, _chunks(payloads, self.settings.chunk_size))
 
     def health(self) -> dict[str, Any]:
         return {"ok": not self.pool.closed, "kind": "in-process"}
@@ -110,60 +155,67 @@ class CeleryDispatcher:
         self.settings = settings
         self.app = make_celery(settings)
         self.task = self.app.signature(TASK_NAME)
+        self._results = _Results(self.app)
+        # Chunks the workers run at once, read from them; until they answer, one worker's.
+        self._slots = settings.worker_concurrency
+        self._slots_read_at = -_SLOTS_REREAD_S
+        self._reading_slots: asyncio.Task[None] | None = None
+        # Twice that many chunks sent (one running and one queued per slot): no worker waits
+        # for this process to send more, and a newcomer's chunk, sent when one of those
+        # finishes, is behind at most one queued chunk per slot, not behind whole batches.
+        self._gate = FairGate(lambda _slot: 2 * self._slots)
 
     async def run(
         self, payloads: list[Payload], on_chunk: ChunkDone | None = None
     ) -> list[Payload]:
-        chunks = _chunks(payloads, self.settings.chunk_size)
+        self._read_slots_when_due()
+        request = object()
+        deadline = time.monotonic() + self.settings.batch_timeout_s
+
+        async def one(offset: int, chunk: list[Payload]) -> list[Payload]:
+            async with self._gate.turn(request, _ONE_SLOT):
+                answers = await self._judge(chunk, deadline)
+            if on_chunk is not None:
+                await on_chunk(offset, answers)
+            return answers
+
+        return await _all(one, _chunks(payloads, self.settings.chunk_size))
+
+    async def _judge(self, chunk: list[Payload], deadline: float) -> list[Payload]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return _failed(chunk, "timed out waiting for a worker")
         try:
-            sent = await asyncio.to_thread(
-                lambda: [self.task.clone(args=(chunk,)).apply_async() for _, chunk in chunks]
-            )
+            sent = await asyncio.to_thread(self.task.clone(args=(chunk,)).apply_async)
         except Exception as error:
             raise BrokerUnavailable(f"cannot queue the batch: {error}") from error
-        answers: list[list[Payload] | None] = [None] * len(chunks)
-        pending = dict(enumerate(sent))
-        deadline = time.monotonic() + self.settings.batch_timeout_s
-        delay = 0.002
-        while pending:
-            if time.monotonic() > deadline:
-                for index in pending:
-                    answers[index] = _failed(chunks[index][1], "timed out waiting for a worker")
-                break
-            finished = await asyncio.to_thread(self._collect, pending)
-            for index, value in finished.items():
-                del pending[index]
-                answers[index] = (
-                    value
-                    if isinstance(value, list)
-                    else _failed(chunks[index][1], f"worker task failed: {value}")
-                )
-                if on_chunk is not None:
-                    await on_chunk(chunks[index][0], answers[index] or [])
-            delay = 0.002 if finished else min(delay * 2, 0.05)
-            await asyncio.sleep(delay)
-        return [answer for part in answers for answer in (part or [])]
+        try:
+            value = await asyncio.wait_for(self._results.wait(sent), left)
+        except TimeoutError:
+            return _failed(chunk, "timed out waiting for a worker")
+        return value if isinstance(value, list) else _failed(chunk, f"worker task failed: {value}")
 
-    def _collect(self, pending: dict[int, Any]) -> dict[int, Any]:
-        """Finished chunks: their answers, or the failure's text."""
-        backend = self.app.backend
-        done: dict[int, Any] = {}
-        client = getattr(backend, "client", None)
-        if client is not None and hasattr(backend, "get_key_for_task"):
-            keys = [backend.get_key_for_task(result.id) for result in pending.values()]
-            for index, raw in zip(pending, client.mget(keys), strict=True):
-                if raw is None:
-                    continue
-                meta = backend.decode_result(raw)
-                if meta["status"] in ("SUCCESS", "FAILURE", "REVOKED"):
-                    done[index] = (
-                        meta["result"] if meta["status"] == "SUCCESS" else str(meta["result"])
-                    )
-            return done
-        for index, result in pending.items():
-            if result.ready():
-                done[index] = result.result if result.successful() else str(result.result)
-        return done
+    def _read_slots_when_due(self) -> None:
+        reading = self._reading_slots is not None and not self._reading_slots.done()
+        if not reading and time.monotonic() - self._slots_read_at >= _SLOTS_REREAD_S:
+            self._reading_slots = asyncio.create_task(self._read_slots())
+
+    async def _read_slots(self) -> None:
+        try:
+            slots = await asyncio.to_thread(self._worker_slots)
+        except Exception:  # the broker is down: the count stands, the next batch asks again
+            return
+        if slots > 0:  # none answered yet: ask again on the next batch
+            self._slots, self._slots_read_at = slots, time.monotonic()
+            self._gate.wake()
+
+    def _worker_slots(self) -> int:
+        with self.app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, timeout=2)
+            stats = self.app.control.inspect(timeout=1.0, connection=connection).stats() or {}
+        return sum(
+            int(worker.get("pool", {}).get("max-concurrency", 0)) for worker in stats.values()
+        )
 
     def health(self) -> dict[str, Any]:
         try:
@@ -187,7 +239,67 @@ class CeleryDispatcher:
         return {}
 
     def close(self) -> None:
+        if self._reading_slots is not None:
+            self._reading_slots.cancel()
         self.app.close()
+
+
+class _Results:
+    """Awaits the results of every request's chunks with one poll: one Redis MGET for all."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+        self._waiting: dict[str, tuple[Any, asyncio.Future[Any]]] = {}
+        self._poller: asyncio.Task[None] | None = None
+
+    async def wait(self, sent: Any) -> Any:
+        """The chunk's answers, or the text of its failure."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[sent.id] = (sent, future)
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.create_task(self._poll())
+        try:
+            return await future
+        finally:
+            self._waiting.pop(sent.id, None)
+
+    async def _poll(self) -> None:
+        delay = 0.002
+        while self._waiting:
+            pending = {task_id: sent for task_id, (sent, _) in self._waiting.items()}
+            try:
+                finished = await asyncio.to_thread(self._collect, pending)
+            except Exception as error:  # every waiter must hear it, or it waits forever
+                for _, future in self._waiting.values():
+                    if not future.done():
+                        future.set_exception(BrokerUnavailable(f"cannot read results: {error}"))
+                return
+            for task_id, value in finished.items():
+                if task_id in self._waiting and not self._waiting[task_id][1].done():
+                    self._waiting[task_id][1].set_result(value)
+            delay = 0.002 if finished else min(delay * 2, 0.05)
+            await asyncio.sleep(delay)
+
+    def _collect(self, pending: dict[str, Any]) -> dict[str, Any]:
+        """Finished chunks by task id: their answers, or the failure's text."""
+        backend = self.app.backend
+        done: dict[str, Any] = {}
+        client = getattr(backend, "client", None)
+        if client is not None and hasattr(backend, "get_key_for_task"):
+            keys = [backend.get_key_for_task(task_id) for task_id in pending]
+            for task_id, raw in zip(pending, client.mget(keys), strict=True):
+                if raw is None:
+                    continue
+                meta = backend.decode_result(raw)
+                if meta["status"] in ("SUCCESS", "FAILURE", "REVOKED"):
+                    done[task_id] = (
+                        meta["result"] if meta["status"] == "SUCCESS" else str(meta["result"])
+                    )
+            return done
+        for task_id, result in pending.items():
+            if result.ready():
+                done[task_id] = result.result if result.successful() else str(result.result)
+        return done
 
 
 def make_dispatcher(settings: Settings) -> Dispatcher:

@@ -1,8 +1,10 @@
 """The unit of work a worker does: judge a chunk of submissions in its sandbox pool.
 
-The same function runs in-process (the embedded default) and in Celery workers, so both paths
-are the same code. A task is idempotent: judging the same chunk again gives the same answer,
-which is what makes late acknowledgement and redelivery after a worker's death safe.
+Celery workers judge a chunk per task (``judge_chunk``); in-process (the embedded default) the
+dispatcher schedules each submission itself (``judge_one``). Both answer through ``_answer``,
+so both paths are the same code. A task is idempotent: judging the same chunk again gives the
+same answer, which is what makes late acknowledgement and redelivery after a worker's death
+safe.
 
 Payload, per submission: ``{"job": Job dump, "complexity": {"mode", "problem"} | None}``.
 Answer, per submission: ``{"result": JobResult dump, "complexity": ComplexityOut dump | None}``
@@ -25,6 +27,7 @@ from judge_service.schemas import ComplexityMode, Problem
 def judge_chunk(
     pool: SandboxPool, complexity_judge: ComplexityJudge, payloads: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
+    """A chunk's answers, in order; its jobs run in parallel (a Celery worker's task)."""
     jobs: list[Job | None] = []
     answers: list[dict[str, Any] | None] = []
     for payload in payloads:
@@ -33,7 +36,7 @@ def judge_chunk(
             answers.append(None)
         except (ValidationError, KeyError) as error:
             jobs.append(None)
-            answers.append({"system_error": f"malformed task payload: {error}"})
+            answers.append(_malformed(error))
     runnable = [job for job in jobs if job is not None]
     results = iter(pool.judge_many(runnable))
     for index, job in enumerate(jobs):
@@ -42,6 +45,25 @@ def judge_chunk(
         result = next(results)
         answers[index] = _answer(result, payloads[index].get("complexity"), complexity_judge, job)
     return [answer for answer in answers if answer is not None]
+
+
+def judge_one(
+    pool: SandboxPool, complexity_judge: ComplexityJudge, payload: dict[str, Any]
+) -> dict[str, Any]:
+    """One submission's answer: for a caller that schedules every job itself (in-process)."""
+    try:
+        job = Job.model_validate(payload["job"])
+    except (ValidationError, KeyError) as error:
+        return _malformed(error)
+    try:
+        result = pool.judge(job)
+    except SandboxError as error:  # as judge_many does: the infrastructure failed this job
+        result = JobResult.system_failure(len(job.tests), str(error))
+    return _answer(result, payload.get("complexity"), complexity_judge, job)
+
+
+def _malformed(error: Exception) -> dict[str, Any]:
+    return {"system_error": f"malformed task payload: {error}"}
 
 
 def _answer(
