@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from judge_service.reward import RewardConfig
+
+# A data directory of its own, git-ignored; created on first use (see api/app.py).
+DEFAULT_DATA_DIR = Path("data")
+DEFAULT_DATABASE_URL = f"sqlite:///./{DEFAULT_DATA_DIR}/judge.db"
 
 
 class Settings(BaseSettings):
@@ -67,7 +72,7 @@ class Settings(BaseSettings):
     )
 
     database_url: str = Field(
-        "sqlite:///./judge.db",
+        DEFAULT_DATABASE_URL,
         description="SQLAlchemy URL of the store, e.g. postgresql+psycopg://user@host/db.",
     )
     broker_url: str | None = Field(

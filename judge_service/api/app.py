@@ -20,7 +20,12 @@ from judge_service.api.state import AppState
 from judge_service.dispatch import Dispatcher, make_dispatcher
 from judge_service.metrics import Metrics
 from judge_service.service import JudgeService
-from judge_service.settings import Settings, get_settings
+from judge_service.settings import (
+    DEFAULT_DATA_DIR,
+    DEFAULT_DATABASE_URL,
+    Settings,
+    get_settings,
+)
 from judge_service.store.db import upgrade
 from judge_service.store.repository import Store
 
@@ -30,6 +35,8 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.database_url == DEFAULT_DATABASE_URL:
+            DEFAULT_DATA_DIR.mkdir(exist_ok=True)
         await asyncio.to_thread(upgrade, settings.database_url)
         store = Store(settings.database_url)
         chosen = dispatcher or make_dispatcher(settings)

@@ -203,13 +203,6 @@ def ensure_base_image(log: Log = print) -> None:
     log(f"imported {BASE_IMAGE}")
 
 
-def missing_images(languages: Sequence[str] | None = None) -> list[str]:
-    """Tags of the requested language images that are not present locally."""
-    tags = [image_tag(lang) for lang in _check_languages(languages)]
-    _require_docker()
-    return [tag for tag in tags if not _image_exists(tag)]
-
-
 def build_images(
     languages: Sequence[str] | None = None, *, log: Log = print, rebuild: bool = False
 ) -> list[str]:

@@ -205,12 +205,3 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
     )
 }
-
-
-def get_language(name: str) -> LanguageSpec:
-    try:
-        return LANGUAGES[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown language {name!r}; choose one of {', '.join(LANGUAGES)}"
-        ) from None

@@ -16,6 +16,7 @@ from sqlalchemy import (
     MetaData,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -128,6 +129,8 @@ class ResultRow(Base):
     compile_output: Mapped[str | None] = mapped_column(SafeText())
     error: Mapped[str | None] = mapped_column(SafeText())
     cached: Mapped[bool] = mapped_column(Boolean(), default=False)
+    load_dependent: Mapped[bool] = mapped_column(Boolean(), default=False, server_default=false())
+    truncated: Mapped[bool] = mapped_column(Boolean(), default=False, server_default=false())
 
     submission: Mapped[SubmissionRow] = relationship(back_populates="result")
 

@@ -69,13 +69,16 @@ class Store:
     def _session(self) -> AbstractContextManager[Session]:
         return session_scope(self._sessions)
 
-    def ping(self) -> None:
-        """Raise ``StoreUnavailable`` unless the database answers."""
+    def ping(self) -> str:
+        """The database that answered (its kind and server version); ``StoreUnavailable``
+        unless one does."""
         try:
             with self.engine.connect() as connection:
                 connection.execute(text("SELECT 1"))
         except SQLAlchemyError as exc:
             raise StoreUnavailable(f"database unreachable: {exc}") from exc
+        version = self.engine.dialect.server_version_info or ()
+        return f"{self.engine.dialect.name} {'.'.join(str(part) for part in version)}".strip()
 
     # Problems
 

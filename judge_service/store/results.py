@@ -41,6 +41,8 @@ def submission_row(job_id: str | None, item: Mapping[str, Any]) -> SubmissionRow
             compile_output=_text(result.get("compile_output")),
             error=_text(result.get("error")),
             cached=bool(result.get("cached", False)),
+            load_dependent=bool(result.get("load_dependent", False)),
+            truncated=bool(result.get("truncated", False)),
         ),
     )
 
@@ -58,6 +60,8 @@ def result_dump(submission: SubmissionRow, result: ResultRow) -> dict[str, Any]:
         "reward": result.reward,
         "complexity": result.complexity,
         "cached": result.cached,
+        "load_dependent": result.load_dependent,
+        "truncated": result.truncated,
     }
 
 

@@ -28,7 +28,7 @@ def _tables(url: str) -> set[str]:
 
 
 def test_one_head() -> None:
-    assert HEAD == "0002"
+    assert HEAD == "0003"
 
 
 def test_upgrade_creates_all_tables_and_second_upgrade_is_a_no_op(db_url: str) -> None:

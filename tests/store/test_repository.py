@@ -351,8 +351,10 @@ def test_nul_characters_are_stored_as_replacement_characters(store: Store) -> No
     }
 
 
-def test_ping(store: Store) -> None:
-    store.ping()
+def test_ping_names_the_database_that_answered(store: Store) -> None:
+    kind, _, version = store.ping().partition(" ")
+    assert kind == store.engine.dialect.name and kind in ("sqlite", "postgresql")
+    assert version.split(".")[0].isdigit(), version
 
 
 @pytest.mark.parametrize(
@@ -364,3 +366,13 @@ def test_dead_database_raises_store_unavailable(url: str) -> None:
             dead.ping()
         with pytest.raises(StoreUnavailable):
             dead.get_job("x")
+
+
+def test_stored_results_keep_the_load_and_truncation_flags(store: Store) -> None:
+    job_id = store.create_job(1, {})
+    flagged = item(0, "a", verdict="TLE", load_dependent=True, truncated=True)
+    store.add_results(job_id, [flagged])
+    store.mark_job(job_id, "done")
+    job = store.get_job(job_id)
+    assert job is not None and job["results"] == [flagged["result"]]
+    assert job["results"][0]["load_dependent"] and job["results"][0]["truncated"]
