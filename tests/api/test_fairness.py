@@ -4,12 +4,13 @@ One Python sandbox, chunks of 4: a queued batch of 200 programs of about 50 ms o
 then, once it has started, one trivial submission in a request of its own. The single one must
 come back while the batch has done at most a quarter of its work (with one FIFO queue of chunks
 it came back after the whole batch), and the batch must still get every result, in order.
-In-process and through Celery on Redis.
+In-process and through Celery on Redis and on RabbitMQ (its default result backend, rpc://).
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,17 +76,24 @@ def test_in_process_a_single_submission_overtakes_a_batch(tmp_path: Path) -> Non
         _a_single_overtakes_a_batch(client)
 
 
-def test_celery_a_single_submission_overtakes_a_batch(tmp_path: Path) -> None:
-    broker = "redis://127.0.0.1:6379/10"
+@pytest.mark.parametrize(
+    "broker",
+    ["redis://127.0.0.1:6379/10", "amqp://guest:guest@127.0.0.1:5672//"],
+    ids=["redis", "rabbitmq"],
+)
+def test_celery_a_single_submission_overtakes_a_batch(broker: str, tmp_path: Path) -> None:
     flush_redis(10)
+    queue = f"judge-fair-{uuid.uuid4().hex[:8]}"  # nothing left in it by an earlier run
     env = {
         "JUDGE_BROKER_URL": broker,
+        "JUDGE_QUEUE_NAME": queue,
         "JUDGE_SANDBOXES_PER_LANGUAGE": "1",
         "JUDGE_WORKER_CONCURRENCY": "1",
     }
     settings = Settings(
         database_url=f"sqlite:///{tmp_path}/judge.db",
         broker_url=broker,
+        queue_name=queue,
         chunk_size=4,
         worker_concurrency=1,
     )
