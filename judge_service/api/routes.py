@@ -103,7 +103,7 @@ async def submission_status(state: StateDep, job_id: str) -> JobStatus:
 def _check_batch(state: AppState, request: JudgeRequest) -> None:
     count = len(request.submissions)
     if count == 0:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, detail="no submissions")
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, detail="no submissions")
     if count > state.settings.max_batch:
         raise HTTPException(
             status.HTTP_413_CONTENT_TOO_LARGE,

@@ -68,9 +68,11 @@ def _file_name(name: str) -> str:
 class RunCodeRequest(WireModel):
     model_config = ConfigDict(extra="ignore")
 
-    code: str
-    language: str = Field(description="python, cpp, c, java, go, nodejs (javascript), rust.")
-    stdin: str | None = None
+    code: str = Field(examples=["print(input()[::-1])"])
+    language: str = Field(
+        description="python, cpp, c, java, go, nodejs (javascript), rust.", examples=["python"]
+    )
+    stdin: str | None = Field(None, examples=["abc\n"])
     compile_timeout: float = Field(10, gt=0, description="Seconds.")
     run_timeout: float = Field(10, gt=0, description="Seconds of wall time (also the CPU cap).")
     memory_limit_MB: int = Field(-1, description="-1: the largest this service allows.")
@@ -120,7 +122,26 @@ class SubmitConfig(BaseModel):
 
 
 class SubmitRequest(WireModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra={
+            "examples": [
+                {
+                    "dataset": "inline",
+                    "id": 1,
+                    "completion": "```python\na, b = map(int, input().split())\nprint(a + b)\n```",
+                    "config": {
+                        "dataset_type": "CommonOJDataset",
+                        "language": "python",
+                        "provided_data": {
+                            "id": 1,
+                            "test": [{"input": {"stdin": "1 2\n"}, "output": {"stdout": "3\n"}}],
+                        },
+                    },
+                }
+            ]
+        },
+    )
 
     dataset: str
     id: int | str
