@@ -31,10 +31,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge_service.sandbox.languages import language_labels
 from judge_service.schemas import RewardOut
 
 __all__ = [
-    "LANGUAGE_ALIASES",
     "RewardConfig",
     "compute_reward",
     "extract_code",
@@ -89,17 +89,6 @@ class RewardConfig(BaseModel):
     )
 
 
-# Info-string labels that name each engine language (matched case-insensitively).
-LANGUAGE_ALIASES: dict[str, frozenset[str]] = {
-    "python": frozenset({"python", "py", "python3"}),
-    "cpp": frozenset({"cpp", "c++", "cc", "cxx"}),
-    "c": frozenset({"c"}),
-    "java": frozenset({"java"}),
-    "javascript": frozenset({"javascript", "js", "node"}),
-    "go": frozenset({"go", "golang"}),
-    "rust": frozenset({"rust", "rs"}),
-}
-
 # Linear-time searches only (all C-level, one Python step per removed section): patterns that
 # also matched through the section's close, or up to a tag's ">", retried that scan from every
 # "<think" and took seconds on "<think>" * 12000, holding the GIL, so every thread waited.
@@ -121,15 +110,6 @@ _OTHER_BREAK = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 class _Block:
     label: str  # the info string's first word, lower-cased; "" when unlabelled
     code: str
-
-
-def _labels_for(language: str) -> frozenset[str]:
-    """Every info-string label that names ``language`` (itself a name or an alias)."""
-    wanted = language.strip().lower()
-    for aliases in LANGUAGE_ALIASES.values():
-        if wanted in aliases:
-            return aliases
-    return frozenset({wanted})
 
 
 def strip_reasoning(text: str) -> str:
@@ -229,7 +209,7 @@ def extract_code(completion: str, language: str, config: RewardConfig) -> str | 
     Reasoning sections (``<think>...</think>``) are removed first. With ``extraction="whole"``
     the rest of the completion is the code. Otherwise the fenced blocks (````` and ``~~~``
     fences, with an optional info string) are searched: blocks labelled with ``language`` or one
-    of its aliases (:data:`LANGUAGE_ALIASES`) are the candidates; when there are none,
+    of its aliases (the engine's language table) are the candidates; when there are none,
     unlabelled blocks are; blocks labelled with another language are never used. Empty blocks
     are not candidates. ``last_block`` or ``first_block`` picks among the candidates. An
     unclosed final fence (a truncated completion) runs to the end of the text.
@@ -241,7 +221,7 @@ def extract_code(completion: str, language: str, config: RewardConfig) -> str | 
     if config.extraction == "whole":
         return text if text.strip() else None
     lines = _joined_lines(text)
-    labels = _labels_for(language)
+    labels = language_labels(language)
     fenced = False
     chosen: dict[bool, str] = {}  # by whether the label names the language; unlabelled: False
     for block in _fenced_blocks(lines):

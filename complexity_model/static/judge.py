@@ -9,6 +9,7 @@ from complexity_model.ladder import UNKNOWN, ComplexityEstimate
 from complexity_model.static._analyse import Analysis
 from complexity_model.static._ir import EntryPointNotFound, Program
 from complexity_model.static._python import lower_python
+from judge_service.sandbox.languages import canonical_language
 
 __all__ = ["SUPPORTED_LANGUAGES", "ProblemContext", "StaticComplexityJudge"]
 
@@ -16,17 +17,8 @@ _BASE_CONFIDENCE = 0.8
 _GUESS_PENALTY = 0.85
 _MIN_CONFIDENCE = 0.3
 
-_ALIASES = {
-    "python": "python",
-    "python3": "python",
-    "py": "python",
-    "java": "java",
-    "cpp": "cpp",
-    "c++": "cpp",
-    "cxx": "cpp",
-    "cc": "cpp",
-}
-SUPPORTED_LANGUAGES = frozenset(_ALIASES.values())
+# The languages it has front ends for (names and aliases come from the engine's table).
+SUPPORTED_LANGUAGES = frozenset({"python", "java", "cpp"})
 
 
 class ProblemContext(Protocol):
@@ -65,8 +57,8 @@ class StaticComplexityJudge:
     def estimate(
         self, code: str, language: str, problem: ProblemContext | None = None
     ) -> ComplexityEstimate:
-        canonical = _ALIASES.get(language.strip().lower())
-        if canonical is None:
+        canonical = canonical_language(language)
+        if canonical not in SUPPORTED_LANGUAGES:
             return self._unknown(f"unsupported language: {language!r}")
         lower = lower_python if canonical == "python" else _lower_tree_sitter(canonical)
         entry_point = _entry_point(problem)
@@ -83,8 +75,9 @@ class StaticComplexityJudge:
         except RecursionError:
             return self._unknown("the code nests too deeply to analyse")
         if analysis.opaque:
-            return self._unknown("the code reaches code the analysis cannot see into",
-                                 opaque=analysis.opaque)
+            return self._unknown(
+                "the code reaches code the analysis cannot see into", opaque=analysis.opaque
+            )
         confidence = max(_MIN_CONFIDENCE, _BASE_CONFIDENCE * _GUESS_PENALTY**analysis.guesses)
         evidence = {"language": canonical, **analysis.evidence, "notes": program.notes}
         return ComplexityEstimate(

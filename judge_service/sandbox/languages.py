@@ -33,6 +33,8 @@ class LanguageSpec:
     rss_allowance_mb: int = 0
     mle_markers: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    # Other names clients use for it: code-fence labels (```py), SandboxFusion's (nodejs).
+    aliases: frozenset[str] = frozenset()
 
     @property
     def compiled(self) -> bool:
@@ -98,6 +100,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
     for spec in (
         LanguageSpec(
             name="python",
+            aliases=frozenset({"py", "python3"}),
             source_name="main.py",
             run_argv=("/usr/bin/python3", "main.py"),
             modes=frozenset(TestMode),
@@ -111,6 +114,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="cpp",
+            aliases=frozenset({"c++", "cc", "cxx"}),
             source_name="main.cpp",
             compile_argv=(
                 "/usr/bin/g++",
@@ -174,6 +178,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="javascript",
+            aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
             compile_argv=("/usr/bin/node", "--check", "{source}"),
             run_argv=(*_NODE_RUN, "main.js"),
@@ -184,6 +189,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="go",
+            aliases=frozenset({"golang"}),
             source_name="main.go",
             compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
             artifacts=("main",),
@@ -198,6 +204,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="rust",
+            aliases=frozenset({"rs"}),
             source_name="main.rs",
             compile_argv=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
             artifacts=("main",),
@@ -205,3 +212,19 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
     )
 }
+
+
+_BY_NAME = {label: spec.name for spec in LANGUAGES.values() for label in {spec.name, *spec.aliases}}
+
+
+def canonical_language(name: str) -> str | None:
+    """The language ``name`` means (its own name or an alias, any case), or None."""
+    return _BY_NAME.get(name.strip().lower())
+
+
+def language_labels(name: str) -> frozenset[str]:
+    """Every name of the language ``name`` means (for matching code-fence labels)."""
+    language = canonical_language(name)
+    if language is None:
+        return frozenset({name.strip().lower()})
+    return frozenset({language, *LANGUAGES[language].aliases})

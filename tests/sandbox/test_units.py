@@ -209,3 +209,20 @@ def test_the_agent_and_zygote_bundles_together_hold_every_agent_module() -> None
     # The zygote's modules are what its children run: none of the agent's (it holds the
     # expected outputs) may be among them.
     assert not set(zygote) & {_bundle.AGENT_MODULE, "judge_service.sandbox.agent.checkers"}
+
+
+def test_one_language_table_names_every_language_once() -> None:
+    from pathlib import Path
+
+    from judge_service.sandbox.languages import LANGUAGES, canonical_language, language_labels
+
+    seen: dict[str, str] = {}
+    for name, spec in LANGUAGES.items():
+        for label in {name, *spec.aliases}:
+            assert seen.setdefault(label, name) == name, f"{label} names two languages"
+            assert canonical_language(f" {label.upper()} ") == name
+            assert name in language_labels(label)
+        # Every language of the table has its image.
+        root = Path(__file__).resolve().parents[2]
+        assert (root / "sandbox_images" / name / "Dockerfile").is_file()
+    assert canonical_language("cobol") is None
