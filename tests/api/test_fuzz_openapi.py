@@ -19,8 +19,9 @@ from judge_service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
-# The schema is read when the module is collected, so the app exists then; its lifespan (store
-# and sandboxes) starts with the first request schemathesis sends.
+# The schema is read when the module is collected, so the app exists then. It is read from the
+# app object, not fetched (a request would start the app's lifespan, its store and sandboxes,
+# at collection): the lifespan starts with the first case.
 _STORE = tempfile.TemporaryDirectory(prefix="judge-fuzz-")
 APP = create_app(
     Settings(
@@ -36,7 +37,8 @@ AUTH = {"Authorization": "Bearer fuzz"}
 # sandbox can create, a batch non-empty (so a schema-valid request may be a 422); and pydantic
 # reads JSON's true as 1 (so a schema-invalid one may be judged).
 BEYOND_THE_SCHEMA = [checks.positive_data_acceptance, checks.negative_data_rejection]
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
+schema = schemathesis.openapi.from_dict(APP.openapi())
+schema.app = APP
 
 
 @pytest.fixture(scope="module", autouse=True)
