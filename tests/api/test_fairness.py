@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -43,7 +42,7 @@ def _until(check: Callable[[], bool], what: str, timeout_s: float = 300) -> None
         time.sleep(0.05)
 
 
-def _job(client: httpx.Client, job_id: str) -> dict[str, Any]:
+def _job(client: TestClient, job_id: str) -> dict[str, Any]:
     status: dict[str, Any] = client.get(f"/v1/submissions/{job_id}").json()
     return status
 
