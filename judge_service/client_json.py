@@ -53,7 +53,7 @@ def problem(value: Any) -> str | None:
         if isinstance(item, dict):
             bad_key = next((key for key in item if isinstance(key, str) and not is_text(key)), None)
             if bad_key is not None:
-                return _at(path, f"the key {printable(bad_key)[:_SHOWN]!r} {_SURROGATE_REASON}")
+                return _at(path, f"the key {bad_key[:_SHOWN]!r} {_SURROGATE_REASON}")
             children: Any = item.items()
         elif _plain(item):
             continue

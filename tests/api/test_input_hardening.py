@@ -196,6 +196,12 @@ def test_health_answers_within_100_ms_while_regex_bombs_are_in_flight(server: Ap
     assert max(latencies) < 0.1, sorted(latencies)[-5:]
 
 
+def test_an_optimal_complexity_longer_than_a_class_name_is_422(client: TestClient) -> None:
+    # Reading "O(" * 8000 as a complexity class took 6 s (quadratic) for every submission.
+    problem = {**SUM, "id": "oc", "optimal_complexity": "O(" * 8000}
+    _named(_post(client, "/v1/problems", problem), "optimal_complexity")
+
+
 def test_completions_over_the_cap_are_rejected_by_name(tmp_path: Path) -> None:
     with TestClient(create_app(_settings(tmp_path, max_completion_chars=1000))) as client:
         client.post("/v1/problems", json=SUM)
