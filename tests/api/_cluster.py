@@ -158,3 +158,14 @@ class ApiServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+@contextmanager
+def serving(env: dict[str, str], log: Path) -> Iterator[ApiServer]:
+    """A ready ``judge serve`` with ``env``, stopped afterwards."""
+    api = ApiServer(env, log)
+    try:
+        api.wait_ready()
+        yield api
+    finally:
+        api.stop()

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from judge_service.api import create_app
 from judge_service.settings import Settings
+from tests.api._judging import judge_one
 from tests.sandbox.test_host_load import PYTHON_BUSY, PYTHON_INPUT, _expected_sum, saturated_host
 
 pytestmark = pytest.mark.integration
@@ -27,13 +27,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield test_client
 
 
-def _judge(client: TestClient, submission: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/v1/judge", json={"submissions": [submission]})
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()["results"][0]
-    return result
-
-
 def test_a_wall_clock_verdict_under_load_is_not_cached(client: TestClient) -> None:
     problem = {
         "id": "busy-sum",
@@ -47,19 +40,19 @@ def test_a_wall_clock_verdict_under_load_is_not_cached(client: TestClient) -> No
                 "problem": problem,
                 "code": PYTHON_BUSY + f"# attempt {attempt}\n",
             }
-            first = _judge(client, submission)
+            first = judge_one(client, submission)
             if first["load_dependent"]:
                 break
         assert first["load_dependent"], first
         assert first["verdict"] == "TLE" and first["tests"][0]["limit"] == "wall", first
-        again = _judge(client, submission)
+        again = judge_one(client, submission)
         assert not again["cached"], again
-    quiet = _judge(client, submission)
+    quiet = judge_one(client, submission)
     assert quiet["verdict"] == "AC", quiet
 
 
 def test_a_compile_time_out_is_not_served_to_a_longer_compile_timeout(client: TestClient) -> None:
-    code = "#include <bits/stdc++.h>\nint main() { std::puts(\"ok\"); }\n"
+    code = '#include <bits/stdc++.h>\nint main() { std::puts("ok"); }\n'
     request = {"code": code, "language": "cpp"}
     short = client.post("/run_code", json={**request, "compile_timeout": 0.2}).json()
     assert short["compile_result"]["status"] == "TimeLimitExceeded", short

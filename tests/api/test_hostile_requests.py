@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api._cluster import ApiServer
+from tests.api._cluster import ApiServer, serving
 
 pytestmark = pytest.mark.integration
 
@@ -26,12 +26,10 @@ TRIVIAL = "print(int(input()) + 1)\n"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
     directory = tmp_path_factory.mktemp("hostile")
-    api = ApiServer({"JUDGE_DATABASE_URL": f"sqlite:///{directory}/judge.db"}, directory / "log")
-    try:
-        api.wait_ready()
+    with serving(
+        {"JUDGE_DATABASE_URL": f"sqlite:///{directory}/judge.db"}, directory / "log"
+    ) as api:
         yield api
-    finally:
-        api.stop()
 
 
 def _judge(url: str, submission: dict[str, Any], timeout: float = 120) -> dict[str, Any]:

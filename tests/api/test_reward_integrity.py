@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from judge_service.api import create_app
 from judge_service.settings import Settings
+from tests.api._judging import judge_one
 
 pytestmark = pytest.mark.integration
 
@@ -23,9 +24,7 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def _judge(client: TestClient, submission: dict[str, Any]) -> dict[str, Any]:
-    response = client.post("/v1/judge", json={"submissions": [submission]})
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()["results"][0]
+    result = judge_one(client, submission)
     assert result["status"] == "ok", result
     return result
 

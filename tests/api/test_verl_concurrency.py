@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api._cluster import ApiServer
+from tests.api._cluster import ApiServer, serving
 
 pytestmark = pytest.mark.integration
 
@@ -27,12 +27,8 @@ LOOP = "while True:\n    pass\n"
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ApiServer]:
     env = {"JUDGE_DATABASE_URL": f"sqlite:///{tmp_path}/judge.db"}
-    api = ApiServer(env, tmp_path / "serve.log")
-    try:
-        api.wait_ready()
+    with serving(env, tmp_path / "serve.log") as api:
         yield api
-    finally:
-        api.stop()
 
 
 def _verl_call(url: str, code: str, stdin: str) -> dict[str, Any] | str:
