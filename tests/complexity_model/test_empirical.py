@@ -25,7 +25,6 @@ from complexity_model.empirical._driver import (
     parse_output,
     timing_program,
 )
-from complexity_model.empirical._engine import EngineSettings, _next_chunk
 from complexity_model.empirical._fit import fit_like_reference
 from complexity_model.empirical.judge import (
     Measurement,
@@ -254,24 +253,6 @@ def test_concurrent_candidates_of_a_problem_measure_its_reference_once(
     monkeypatch.setattr(judge, "measure", slow_measure)
     assert judge.reference(other).predicted == "O(n)"  # a failure is not kept
     assert calls == [False, False]
-
-
-def test_engine_chunks_stop_at_one_probe_past_the_cap() -> None:
-    settings = EngineSettings(sizes=geometric_sizes(1 << 30, 2, 24), cap_s=0.2)
-    remaining = [(n, str(n)) for n in settings.sizes]
-    # An exponential at n <= 20: 1 ms of start-up, doubling work on top.
-    exponential = [(n, 1e-3 + 1e-7 * 2**n, False) for n in range(1, 17)]
-    plan = _next_chunk(exponential, [r for r in remaining if r[0] > 16], settings, 5.0)
-    # Seen: x1.75 per step (4.3 ms at 15, 7.5 ms at 16), so 0.2 s is passed by n = 22.
-    assert [n for n, *_ in plan] == list(range(17, 23)) and plan[-1][2] == 1
-    assert [runs for *_, runs in plan] == [3, 3, 3, 1, 1, 1]  # 1 run from cap / 4 on
-    # A polynomial at large n: sizes while a cubic through the last point stays under the cap.
-    flat = [(n, 1e-3, False) for n in (64, 90, 128, 181, 256)]
-    plan = _next_chunk(flat, [r for r in remaining if r[0] > 256], settings, 5.0)
-    # (0.2 / 1e-3) ** (1 / 3) = 5.8: the probe is the first size past 256 * 5.8.
-    assert plan[-1][2] == 1 and 256 * 5.8 < plan[-1][0] < 256 * 5.8 * 1.42
-    first = _next_chunk([], remaining, settings, 5.0)
-    assert [n for n, *_ in first] == list(range(1, settings.chunk + 1))
 
 
 def _run_driver_here(spec: DriverSpec, where: Path) -> DriverOutput:
