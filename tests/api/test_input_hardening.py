@@ -26,7 +26,7 @@ from judge_service.api.compat._openrlhf import completion_of
 from judge_service.reward import RewardConfig, extract_code
 from judge_service.sandbox.languages import java_class_name
 from judge_service.settings import Settings
-from tests.api._cluster import ApiServer, postgres_database
+from tests.api._cluster import ApiServer, postgres_database, serving
 
 pytestmark = pytest.mark.integration
 
@@ -151,12 +151,8 @@ def server(tmp_path: Path) -> Iterator[ApiServer]:
         "JUDGE_SANDBOXES_PER_LANGUAGE": "1",
         "JUDGE_COMPLEXITY_EMPIRICAL": "false",
     }
-    api = ApiServer(env, tmp_path / "serve.log")
-    try:
-        api.wait_ready()
+    with serving(env, tmp_path / "serve.log") as api:
         yield api
-    finally:
-        api.stop()
 
 
 @pytest.mark.timeout(120)
