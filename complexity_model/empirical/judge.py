@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from complexity_model.empirical._driver import (
+    SANDBOX_SCRATCH,
     DriverOutput,
     DriverSpec,
     parse_output,
@@ -51,6 +52,11 @@ if TYPE_CHECKING:
 __all__ = ["EmpiricalComplexityJudge", "Measurement", "geometric_sizes"]
 
 _PYTHON = ("python", "python3", "py")
+# What went wrong, by the driver's error source.
+_FAILURES = {
+    "generator": "the input generator failed",
+    "state": "not timed (its calls share state)",
+}
 # Answers are compared at sizes up to this (digesting a huge answer at every size would cost
 # more than timing it).
 _DIGEST_MAX_N = 1 << 13
@@ -246,8 +252,8 @@ class EmpiricalComplexityJudge:
         fit = choose_class(points)
         measured = Measurement(points, fit, "", output.digests, output.notes)
         if output.error:
-            where = "the input generator" if output.error_source == "generator" else "the program"
-            return measured.failed(f"{where} failed: {output.error}"[:300])
+            what = _FAILURES.get(output.error_source, "the program failed")
+            return measured.failed(f"{what}: {output.error}"[:300])
         if fit.predicted == UNKNOWN:
             return measured.failed(f"too few sizes measured ({len(points)}); {ended}"[:300])
         return measured
@@ -271,6 +277,8 @@ class EmpiricalComplexityJudge:
             fold_case=problem.checker.kind.value == "case_insensitive",
             digest_max_n=_DIGEST_MAX_N,
             extend_to=0 if answers_only else self.extend_to,
+            scratch=list(SANDBOX_SCRATCH),
+            clear_ipc=True,
         )
         # The limit leaves room for the run that ends the growth and for generating inputs.
         limit_ms = int((self.budget_s + 4 * self.cap_s) * 1000) + 1000
