@@ -32,10 +32,12 @@ def images_build(
     ] = None,
     rebuild: Annotated[bool, typer.Option(help="Rebuild even when up to date.")] = False,
 ) -> None:
-    """Build the sandbox images (making debian:bookworm-slim locally when it cannot be pulled)."""
+    """Build the sandbox images as JUDGE_IMAGE_PREFIX<language>, the names the pool starts
+    sandboxes from (making debian:bookworm-slim locally when it cannot be pulled)."""
     try:
         tags = build_images(
             lang or None,
+            prefix=get_settings().image_prefix,
             log=lambda line: console.print(line, markup=False, highlight=False),
             rebuild=rebuild,
         )

@@ -1,9 +1,10 @@
 """Build the per-language sandbox images with the docker CLI.
 
 Each language has a Dockerfile under ``sandbox_images/<lang>/`` (overridable with the
-``JUDGE_IMAGES_DIR`` environment variable) built as ``judge-sandbox-<lang>:latest`` on top of
-``debian:bookworm-slim``.  When no registry is reachable the base image is made locally with
-``debootstrap`` from the Debian mirror the machine's apt already uses, then ``docker import``.
+``JUDGE_IMAGES_DIR`` environment variable) built as ``<prefix><lang>`` (the pool's
+``image_prefix`` setting) on top of ``<prefix>base``, itself on ``debian:bookworm-slim``.  When
+no registry is reachable that base image is made locally with ``debootstrap`` from the Debian
+mirror the machine's apt already uses, then ``docker import``.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judge_service.exceptions import ImageBuildError
+from judge_service.sandbox.languages import LANGUAGES as SPECS
 
-LANGUAGES: tuple[str, ...] = ("python", "cpp", "c", "java", "javascript", "go", "rust")
+LANGUAGES: tuple[str, ...] = tuple(SPECS)
 SANDBOX_BASE = "base"
 HASH_LABEL = "org.judge.build-hash"
 BASE_IMAGE = "debian:bookworm-slim"
@@ -32,8 +34,30 @@ _TAIL_LINES = 40
 Log = Callable[[str], None]
 
 
-def image_tag(language: str) -> str:
-    return f"judge-sandbox-{language}:latest"
+def image_tag(language: str, prefix: str) -> str:
+    """The name the pool starts ``language``'s sandboxes from (``SandboxPool._image_id``)."""
+    return prefix + language
+
+
+def pch_flags(compile_argv: Sequence[str]) -> list[str]:
+    """The options of a compile command that a precompiled header must be built with: all but
+    the output file and the libraries, which only the link reads."""
+    flags: list[str] = []
+    arguments = iter(compile_argv[1:])
+    for argument in arguments:
+        if argument == "-o":
+            next(arguments, None)
+        elif argument.startswith("-") and not argument.startswith("-l"):
+            flags.append(argument)
+    return flags
+
+
+def build_args(language: str, prefix: str) -> dict[str, str]:
+    """``--build-arg`` values of a language's Dockerfile."""
+    args = {"SANDBOX_BASE": image_tag(SANDBOX_BASE, prefix)}
+    if language == "cpp":
+        args["PCH_FLAGS"] = " ".join(pch_flags(SPECS["cpp"].compile_argv))
+    return args
 
 
 def images_dir() -> Path:
@@ -204,37 +228,52 @@ def ensure_base_image(log: Log = print) -> None:
 
 
 def build_images(
-    languages: Sequence[str] | None = None, *, log: Log = print, rebuild: bool = False
+    languages: Sequence[str] | None = None,
+    *,
+    prefix: str,
+    log: Log = print,
+    rebuild: bool = False,
 ) -> list[str]:
-    """Build (or find up to date) the sandbox image of each language; return their tags.
+    """Build (or find up to date) the sandbox image of each language, named ``prefix`` +
+    language; return their tags.
 
-    An image is rebuilt when its build context (Dockerfile and files) or the shared sandbox
-    base changed since it was built: the context's hash is stored as an image label.
+    An image is rebuilt when its build context (Dockerfile and files), its build arguments
+    (the C++ compile options) or the shared sandbox base changed since it was built: their
+    hash is stored as an image label.
     """
     chosen = _check_languages(languages)
     ensure_base_image(log)
     root = images_dir()
-    base_hash = _context_hash(root / SANDBOX_BASE, "")
-    _build_if_stale(image_tag(SANDBOX_BASE), root / SANDBOX_BASE, base_hash, rebuild, log)
+    base_hash = _context_hash(root / SANDBOX_BASE, "", {})
+    base_tag = image_tag(SANDBOX_BASE, prefix)
+    _build_if_stale(base_tag, root / SANDBOX_BASE, base_hash, {}, rebuild, log)
     tags: list[str] = []
     for lang in chosen:
-        tag = image_tag(lang)
-        _build_if_stale(tag, root / lang, _context_hash(root / lang, base_hash), rebuild, log)
+        tag, args = image_tag(lang, prefix), build_args(lang, prefix)
+        build_hash = _context_hash(root / lang, base_hash, args)
+        _build_if_stale(tag, root / lang, build_hash, args, rebuild, log)
         tags.append(tag)
     return tags
 
 
-def _context_hash(context: Path, parent_hash: str) -> str:
+def _context_hash(context: Path, parent_hash: str, args: dict[str, str]) -> str:
     digest = hashlib.sha256(parent_hash.encode())
     for path in sorted(p for p in context.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(context)).encode() + b"\0" + path.read_bytes())
+    for name, value in sorted(args.items()):
+        digest.update(f"--build-arg {name}={value}\0".encode())
     return digest.hexdigest()[:16]
 
 
-def _build_if_stale(tag: str, context: Path, build_hash: str, rebuild: bool, log: Log) -> None:
+def _build_if_stale(
+    tag: str, context: Path, build_hash: str, args: dict[str, str], rebuild: bool, log: Log
+) -> None:
     if not rebuild and _image_label(tag, HASH_LABEL) == build_hash:
         return
     log(f"building {tag} from {context}")
+    arg_options = [
+        option for name, value in args.items() for option in ("--build-arg", f"{name}={value}")
+    ]
     _run_streaming(
         [
             "docker",
@@ -244,6 +283,7 @@ def _build_if_stale(tag: str, context: Path, build_hash: str, rebuild: bool, log
             "host",
             "--label",
             f"{HASH_LABEL}={build_hash}",
+            *arg_options,
             "-t",
             tag,
             str(context),

@@ -1,0 +1,81 @@
+"""``judge images build`` without Docker: the names it builds and the arguments it passes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+import pytest
+from typer.testing import CliRunner
+
+from judge_service.cli import app
+from judge_service.sandbox import images
+from judge_service.sandbox.languages import LANGUAGES
+from judge_service.settings import get_settings
+
+
+@pytest.fixture
+def docker_builds(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The ``docker build`` command lines a build runs, none of them run: no image exists."""
+    builds: list[list[str]] = []
+    monkeypatch.setattr(images, "ensure_base_image", lambda log: None)
+    monkeypatch.setattr(images, "_image_label", lambda ref, label: None)
+    monkeypatch.setattr(images, "_run_streaming", lambda cmd, log: builds.append(list(cmd)))
+    return builds
+
+
+def _tag_and_args(cmd: Sequence[str]) -> tuple[str, dict[str, str]]:
+    args = dict(cmd[i + 1].split("=", 1) for i, word in enumerate(cmd) if word == "--build-arg")
+    return cmd[cmd.index("-t") + 1], args
+
+
+@pytest.fixture
+def fresh_settings() -> Iterator[None]:
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def test_images_are_named_with_the_prefix_and_build_on_its_base(
+    docker_builds: list[list[str]],
+) -> None:
+    tags = images.build_images(["python", "cpp"], prefix="custom-judge-", log=lambda _: None)
+    assert tags == ["custom-judge-python", "custom-judge-cpp"]
+    built = [_tag_and_args(cmd) for cmd in docker_builds]
+    assert [tag for tag, _ in built] == ["custom-judge-base", *tags]
+    assert built[0][1] == {}
+    for _, args in built[1:]:
+        assert args["SANDBOX_BASE"] == "custom-judge-base"
+
+
+def test_the_cli_builds_the_names_the_pool_reads_from_the_settings(
+    docker_builds: list[list[str]], fresh_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUDGE_IMAGE_PREFIX", "cli-prefix-")
+    result = CliRunner().invoke(app, ["images", "build", "--lang", "go"])
+    assert result.exit_code == 0, result.output
+    assert [_tag_and_args(cmd)[0] for cmd in docker_builds] == ["cli-prefix-base", "cli-prefix-go"]
+    assert get_settings().image_prefix + "go" == "cli-prefix-go"
+
+
+def test_the_precompiled_header_is_built_with_the_judges_compile_options() -> None:
+    """GCC ignores a .gch built with other options, so the image takes the judge's own: the
+    compile command less its output file, source and libraries."""
+    argv = LANGUAGES["cpp"].compile_command("")
+    flags = images.build_args("cpp", "p-")["PCH_FLAGS"].split()
+    assert flags == [word for word in argv[1 : argv.index("-o")] if word.startswith("-")]
+    assert "-lm" in argv and "-lm" not in flags
+    assert images.pch_flags(["g++", "-o", "-weird-name", "-O3", "x.cpp", "-lgmp"]) == ["-O3"]
+    # The Dockerfile's default (for a plain `docker build`) says the same.
+    dockerfile = (images.images_dir() / "cpp" / "Dockerfile").read_text()
+    default = re.search(r'^ARG PCH_FLAGS="([^"]*)"$', dockerfile, re.MULTILINE)
+    assert default is not None and default[1].split() == flags
+
+
+def test_other_compile_options_rebuild_the_image() -> None:
+    context = images.images_dir() / "cpp"
+    args = images.build_args("cpp", "p-")
+    changed = {**args, "PCH_FLAGS": "-O2 -std=c++20 -pipe"}
+    assert images._context_hash(context, "base", args) != images._context_hash(
+        context, "base", changed
+    )
