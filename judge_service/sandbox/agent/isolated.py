@@ -32,7 +32,6 @@ from judge_service.sandbox.agent.plain import (
     NotPlainData,
     decode,
     encode,
-    to_plain,
 )
 
 PR_SET_DUMPABLE = 4
@@ -48,8 +47,8 @@ class CandidateError(Exception):
 
 
 # ---- the wire ---------------------------------------------------------------------------------
-def _send(channel: socket.socket, message: list[Any]) -> None:
-    body = encode(message)
+def _send(channel: socket.socket, message: list[Any] | bytes) -> None:
+    body = message if isinstance(message, bytes) else encode(message)
     channel.sendall(FRAME.pack(len(body)) + body)
 
 
@@ -143,7 +142,7 @@ class _Candidate:
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         try:
-            request = ["call", name, to_plain(list(args)), to_plain(kwargs)]
+            request = encode(["call", name, list(args), kwargs])
         except NotPlainData as error:
             self.finish(
                 {
@@ -284,7 +283,7 @@ def serve_candidate(
 
 def _answer_call(
     namespace: dict[str, Any], resolve: Callable[[dict[str, Any], str], Any], request: Any
-) -> list[Any]:
+) -> list[Any] | bytes:
     _, name, args, kwargs = request
     try:
         value = resolve(namespace, name)(*args, **kwargs)
@@ -295,8 +294,8 @@ def _answer_call(
         return ["raise", type(error).__name__, _message(error)]
     try:
         # Only containers can have been changed in place; the rest need not travel back.
-        changed = [to_plain(arg) if isinstance(arg, (list, dict, set)) else None for arg in args]
-        return ["return", to_plain(value), changed]
+        changed = [arg if isinstance(arg, (list, dict, set)) else None for arg in args]
+        return encode(["return", value, changed])
     except NotPlainData as error:
         return ["not_plain", str(error)[:500]]
     except Exception as error:  # a container whose hash or items raise, a huge integer...

@@ -33,20 +33,21 @@ class DecodeError(ValueError):
     """Bytes that are not a plain-data message: malformed, too deep, or too large."""
 
 
-def to_plain(value: Any, depth: int = 0) -> Any:
-    """``value`` rebuilt from exact builtin types, read through the builtin types' own methods.
+def to_wire(value: Any, depth: int = 0) -> Any:
+    """``value`` as its wire tree (JSON values, containers JSON lacks tagged), read through the
+    builtin types' own methods.
 
     A subclass of a builtin (``class A(int)`` with ``__eq__`` always true, a ``Counter``, a
-    namedtuple, a numpy scalar) becomes its builtin value, so none of its overridden methods
-    survives; anything else raises :class:`NotPlainData`.
+    namedtuple, a numpy scalar) travels as its builtin value, so none of its overridden
+    methods survives; anything else raises :class:`NotPlainData`.
     """
-    if depth > MAX_DEPTH:
-        raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
-    if value is None or value is True or value is False:
-        return value
-    deeper = depth + 1
     # type(), not isinstance(): an object can claim any class through a __class__ property.
     kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if depth >= MAX_DEPTH:
+        raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
+    deeper = depth + 1
     if issubclass(kind, int):
         return int.__index__(value)
     if issubclass(kind, float):
@@ -54,28 +55,31 @@ def to_plain(value: Any, depth: int = 0) -> Any:
     if issubclass(kind, str):
         return str.__str__(value)
     if issubclass(kind, (bytes, bytearray)):
-        return bytes(memoryview(value))
+        return {"bytes": bytes(memoryview(value)).decode("latin-1")}
     if issubclass(kind, list):
-        return [to_plain(item, deeper) for item in list.__iter__(value)]
+        return [to_wire(item, deeper) for item in list.__iter__(value)]
     if issubclass(kind, tuple):
-        return tuple(to_plain(item, deeper) for item in tuple.__iter__(value))
+        return {"tuple": [to_wire(item, deeper) for item in tuple.__iter__(value)]}
     if issubclass(kind, dict):
-        return {
-            to_plain(key, deeper): to_plain(item, deeper)
-            for key, item in dict.items(value).__iter__()
-        }
+        pairs = dict.items(value).__iter__()
+        return {"dict": [[to_wire(key, deeper), to_wire(item, deeper)] for key, item in pairs]}
     if issubclass(kind, frozenset):
-        return frozenset(to_plain(item, deeper) for item in frozenset.__iter__(value))
+        return {"frozenset": [to_wire(item, deeper) for item in frozenset.__iter__(value)]}
     if issubclass(kind, set):
-        return {to_plain(item, deeper) for item in set.__iter__(value)}
+        return {"set": [to_wire(item, deeper) for item in set.__iter__(value)]}
     if kind.__module__.partition(".")[0] == "numpy" and hasattr(value, "tolist"):
-        return to_plain(value.tolist(), deeper)
-    raise NotPlainData(f"a {type(value).__qualname__} is not plain data")
+        return to_wire(value.tolist(), deeper)
+    raise NotPlainData(f"a {kind.__qualname__} is not plain data")
 
 
 def encode(value: Any) -> bytes:
-    """The wire form of a plain value (run :func:`to_plain` first for untrusted values)."""
-    return json.dumps(_tagged(value), allow_nan=True, separators=(",", ":")).encode()
+    """The wire form of ``value``; :class:`NotPlainData` when it is not plain data."""
+    return json.dumps(to_wire(value), allow_nan=True, separators=(",", ":")).encode()
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` rebuilt from exact builtin types (see :func:`to_wire`)."""
+    return decode(encode(value))
 
 
 def decode(data: bytes, max_bytes: int = 64 << 20) -> Any:
@@ -118,22 +122,6 @@ def _current_depth() -> int:
     while frame is not None:
         depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
     return depth
-
-
-def _tagged(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_tagged(item) for item in value]
-    if isinstance(value, tuple):
-        return {"tuple": [_tagged(item) for item in value]}
-    if isinstance(value, frozenset):
-        return {"frozenset": [_tagged(item) for item in value]}
-    if isinstance(value, set):
-        return {"set": [_tagged(item) for item in value]}
-    if isinstance(value, dict):
-        return {"dict": [[_tagged(key), _tagged(item)] for key, item in value.items()]}
-    if isinstance(value, bytes):
-        return {"bytes": value.decode("latin-1")}
-    return value
 
 
 def _untag(pairs: list[tuple[str, Any]]) -> Any:

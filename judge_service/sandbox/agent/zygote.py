@@ -269,7 +269,7 @@ def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_re
         )
     try:
         encoded = json.loads(json.dumps(plain.to_plain(value), allow_nan=True))
-    except (plain.NotPlainData, TypeError, ValueError, RecursionError) as error:
+    except (plain.NotPlainData, plain.DecodeError, TypeError, ValueError, RecursionError) as error:
         write_result({"status": "unserializable", "message": f"return value: {error}"})
     write_result({"status": "ok", "value": encoded})
 
