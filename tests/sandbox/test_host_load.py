@@ -208,3 +208,36 @@ def test_a_job_that_stops_at_its_first_failure_is_judged_again_from_there() -> N
     again = _result(*[_test(Verdict.AC)] * 3)
     merged = _rejudge.merge(result, plan, again)
     assert merged.verdict is Verdict.AC and merged.passed == 4 and not merged.load_dependent
+
+
+FORK_BOMB = (
+    "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_a_fork_bomb_on_a_saturated_host_is_a_verdict_not_a_hung_sandbox(language: str) -> None:
+    code = (
+        FORK_BOMB
+        if language == "python"
+        else "#include <unistd.h>\nint main() { for (;;) fork(); }\n"
+    )
+    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+        pool.warm([language])
+        with saturated_host():
+            bomb = Job(
+                language=language,
+                code=code,
+                tests=[{"output": ""}],
+                limits={"time_limit_ms": 1000},
+            )
+            result = pool.judge(bomb)
+        after = pool.judge(Job(language="python", code="print(1)\n", tests=[{"output": "1"}]))
+    assert result.verdict in (Verdict.TLE, Verdict.RE, Verdict.MLE), result.system_error
+    if language == "python":
+        # It waited on its own processes, not on the host: not judged again with more wall
+        # time; and its processes run below the agent, which stops them at once. (A compiled
+        # bomb forks before the agent can lower it: see the README's note on the spawner.)
+        assert all(test.wall_ms < 6000 for test in result.tests), result.tests
+    assert after.verdict is Verdict.AC

@@ -141,6 +141,9 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int]) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     with open("/proc/self/oom_score_adj", "w") as adj:
         adj.write("1000")
+    # Below the agent in its own container: a fork bomb of 128 programs must not starve the
+    # agent that has to stop it (limits are CPU time, so this changes no verdict).
+    os.nice(19)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
