@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -59,6 +60,8 @@ class EngineSettings:
     repeats: int = 3
     cap_s: float = 0.2
     budget_s: float = 1.0
+    # The CPU budget does not see a program that sleeps or waits: this bounds the wall clock.
+    wall_budget_s: float = 4.0
     generator_budget_s: float = 1.0
     max_input_bytes: int = 6 << 20
     memory_limit_mb: int = 512
@@ -145,12 +148,24 @@ def measure_in_engine(
     time; the answers of a size's runs must agree (compared with the reference's later)."""
     output = DriverOutput()
     spent = 0.0
+    started = time.monotonic()
+    runs_done = 0
     for n, text in inputs:
         if spent > settings.budget_s:
             break
+        if _sleeps(time.monotonic() - started, spent, runs_done, settings):
+            # Its runs take far longer than their CPU time: it sleeps or waits. The sizes
+            # measured so far are too few to tell its growth, and it earns no R_time.
+            output.error_source = "candidate"
+            output.error = (
+                f"stopped at n = {n}: the runs took over {settings.wall_budget_s:g} s of wall "
+                f"time for {spent:.2f} s of CPU time (the program sleeps or waits)"
+            )
+            return output
         runs: list[TestResult] = []
         for _ in range(settings.repeats):
             result = checked(pool.judge(_one_run(language, code, text, settings)))
+            runs_done += 1
             if result.compile is not None and not result.compile.ok:
                 output.error_source = "candidate"
                 output.error = _first_line("compilation failed: " + result.compile.output)
@@ -181,6 +196,13 @@ def measure_in_engine(
     return output
 
 
+def _sleeps(elapsed_s: float, cpu_s: float, runs: int, settings: EngineSettings) -> bool:
+    """Past the wall budget, and the wall time is far beyond what the CPU time and the
+    sandbox's per-run cost explain (a busy host stretches both alike: it is not a sleeper)."""
+    explained = SLEEP_FACTOR * cpu_s + RUN_OVERHEAD_S * runs
+    return elapsed_s > settings.wall_budget_s and elapsed_s > explained
+
+
 def _one_run(language: str, code: str, text: str, settings: EngineSettings) -> Job:
     cap_ms = int(settings.cap_s * 1000)
     return Job(
@@ -197,6 +219,8 @@ def _one_run(language: str, code: str, text: str, settings: EngineSettings) -> J
 
 
 _FAILURES = (Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.CE)
+SLEEP_FACTOR = 25
+RUN_OVERHEAD_S = 0.05
 _REPORT_BYTES = 1 << 16
 
 

@@ -25,6 +25,7 @@ from complexity_model.empirical._driver import (
     parse_output,
     timing_program,
 )
+from complexity_model.empirical._engine import EngineSettings, _sleeps
 from complexity_model.empirical._fit import fit_like_reference
 from complexity_model.empirical.judge import (
     Measurement,
@@ -456,3 +457,32 @@ def test_plot_command_writes_the_png(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "candidate: O(n^2)" in result.output and "reference: O(n)" in result.output
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_sleeper_is_told_from_a_program_on_a_busy_host() -> None:
+    settings = EngineSettings(sizes=[1], wall_budget_s=4.0)
+    # 12 runs that slept 0.4 s each for 30 ms of CPU: a sleeper.
+    assert _sleeps(5.0, 0.03, 12, settings)
+    # Under the budget nothing is decided yet.
+    assert not _sleeps(3.0, 0.0, 12, settings)
+    # A host eight times oversubscribed stretches 1 s of CPU to 8 s: not a sleeper.
+    assert not _sleeps(8.0, 1.0, 40, settings)
+
+
+@pytest.mark.integration
+def test_a_compiled_candidate_that_sleeps_is_stopped_and_earns_no_class(
+    judge: EmpiricalComplexityJudge,
+) -> None:
+    problem, _, cpp = _case("stdin-zero-sum-triples")
+    code = cpp["O(n^3)"].replace(
+        "int main() {",
+        "#include <thread>\n#include <chrono>\n"
+        "int main() { std::this_thread::sleep_for(std::chrono::milliseconds(400));",
+        1,
+    )
+    started = time.monotonic()
+    estimate = judge.estimate(code, "cpp", problem)
+    assert estimate.predicted == "unknown", estimate.evidence
+    assert "sleeps or waits" in str(estimate.evidence)
+    # Each of its runs sleeps 0.4 s: measured to the end it took 42 s; the budget stops it.
+    assert time.monotonic() - started < 15
