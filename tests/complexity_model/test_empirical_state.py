@@ -10,8 +10,6 @@ module, a function attribute, an ``lru_cache``, ``sys.modules`` or builtins, a f
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,15 +18,13 @@ import pytest
 
 from complexity_model.empirical import EmpiricalComplexityJudge
 from complexity_model.empirical._driver import (
-    DriverOutput,
     DriverSpec,
-    parse_output,
-    timing_program,
 )
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.schemas import Problem
 from judge_service.settings import Settings
+from tests.complexity_model.test_empirical import _run_driver_here
 
 _SLOW = (  # count-inversions, O(n^2)
     "def slow(xs):\n    c = 0\n    for i in range(len(xs)):\n"
@@ -167,19 +163,6 @@ def test_a_cpp_program_that_leaves_answers_in_tmp_is_timed_by_its_work(
 
 
 # ---- the driver's isolation, run by this interpreter (no sandbox) -----------------------------
-
-
-def _run_driver_here(spec: DriverSpec, where: Path) -> DriverOutput:
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", timing_program()],
-        cwd=where,
-        input=spec.to_stdin(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return parse_output(done.stdout, spec.nonce)
 
 
 def _function_spec(code: str, **changes: object) -> DriverSpec:
