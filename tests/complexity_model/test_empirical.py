@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,9 +35,7 @@ from complexity_model.empirical.judge import (
 )
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
-from judge_service.sandbox.pool import SandboxPool
 from judge_service.schemas import Problem
-from judge_service.settings import Settings
 
 CLASSES: dict[str, Callable[[float], float]] = {
     "O(1)": lambda n: 0.0,
@@ -377,17 +375,6 @@ def test_nothing_to_time_is_unknown_without_running() -> None:
 
 
 # ---- real runs in the sandbox -----------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def pool() -> Iterator[SandboxPool]:
-    with SandboxPool(Settings(sandboxes_per_language=1)) as shared:
-        yield shared
-
-
-@pytest.fixture(scope="module")
-def judge(pool: SandboxPool) -> EmpiricalComplexityJudge:
-    return EmpiricalComplexityJudge(pool)
 
 
 def _case(case_id: str) -> tuple[Problem, dict[str, str], dict[str, str]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,9 +20,7 @@ from complexity_model.empirical._driver import (
     DriverSpec,
 )
 from complexity_model.empirical.problems import BENCHMARK, problem_of
-from judge_service.sandbox.pool import SandboxPool
 from judge_service.schemas import Problem
-from judge_service.settings import Settings
 from tests.complexity_model.test_empirical import _run_driver_here
 
 _SLOW = (  # count-inversions, O(n^2)
@@ -104,17 +101,6 @@ int main() {
 
 def _problem(case_id: str) -> Problem:
     return problem_of(next(case for case in BENCHMARK if case.id == case_id))
-
-
-@pytest.fixture(scope="module")
-def pool() -> Iterator[SandboxPool]:
-    with SandboxPool(Settings(sandboxes_per_language=1)) as shared:
-        yield shared
-
-
-@pytest.fixture(scope="module")
-def judge(pool: SandboxPool) -> EmpiricalComplexityJudge:
-    return EmpiricalComplexityJudge(pool)
 
 
 def _no_time_reward(judge: EmpiricalComplexityJudge, code: str, language: str, case_id: str,
