@@ -195,8 +195,9 @@ function runAssert() {
   if (!NAME.test(entryPoint || '')) {
     report({ status: 'harness_error', message: `entry point ${stringify(entryPoint)} is not a name` }, 1);
   }
+  // The candidate runs on the ordinary node: only the runner needs the unreadable copy.
   const candidate = childProcess.spawn(
-    process.execPath,
+    '/usr/bin/node',
     [...process.execArgv, __filename, 'candidate', sourcePath, entryPoint],
     { stdio: ['inherit', 'inherit', 'inherit', 8, 9], env: process.env },
   );

@@ -39,6 +39,7 @@ FRAME = struct.Struct(">I")
 MAX_MESSAGE = 64 << 20
 MAX_NAMES = 10000
 RESULT_FD = 3
+TESTS_FD = 4
 Finish = Callable[[dict[str, Any], int], NoReturn]
 
 
@@ -73,18 +74,14 @@ def _read_exact(channel: socket.socket, size: int) -> bytes:
 
 # ---- the runner (trusted) -----------------------------------------------------------------------
 def run_assert(
-    source: bytes,
-    tests: bytes,
     entry_point: str,
-    filename: str,
     finish: Finish,
     serve: Callable[[socket.socket], NoReturn],
+    read_tests: Callable[[], bytes],
 ) -> NoReturn:
-    """Run ``tests`` against the candidate ``serve`` runs in a forked process; never returns."""
-    try:
-        test_code = compile(tests, "<tests>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
-        finish({"status": "compile_error", "message": _describe(error)}, 0)
+    """Run the tests ``read_tests`` returns against the candidate ``serve`` runs in a forked
+    process; never returns. The tests are read after the fork: the candidate's memory is a copy
+    of ours at that moment, and it must not hold the expected answers."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     libc = ctypes.CDLL(None)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -92,10 +89,15 @@ def run_assert(
     if pid == 0:
         ours.close()
         os.close(RESULT_FD)
+        os.close(TESTS_FD)
         libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
         serve(theirs)
     theirs.close()
     candidate = _Candidate(ours, pid, finish)
+    try:
+        test_code = compile(read_tests(), "<tests>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+        candidate.finish({"status": "compile_error", "message": _describe(error)}, 0)
     names = candidate.start()
     namespace = _test_namespace(names, candidate)
     try:

@@ -108,8 +108,11 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
     try:
         named = dict(zip(CHILD_FDS, fds, strict=False))
         source = _read_all(named["source"])
-        tests = _read_all(named["tests"]) if "tests" in named else b""
-        _enter_sandbox(request, named)
+        # Assert-mode tests hold the expected answers: the runner reads them only after it has
+        # forked the candidate, whose memory must never have contained them.
+        deferred = request["mode"] == "assert"
+        tests = b"" if deferred or "tests" not in named else _read_all(named["tests"])
+        _enter_sandbox(request, named, keep_tests=deferred)
     except BaseException:
         os._exit(121)
     token = request["token"].encode()
@@ -119,7 +122,7 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
     runner[request["mode"]](request, source, tests, write_result)
 
 
-def _enter_sandbox(request: dict[str, Any], named: dict[str, int]) -> None:
+def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: bool) -> None:
     os.setsid()
     import ctypes
 
@@ -130,9 +133,10 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int]) -> None:
             signal.signal(sig, signal.SIG_DFL)
         except (OSError, ValueError):
             pass
-    for target, name in enumerate(("stdin", "stdout", "stderr", "result")):
+    kept = ("stdin", "stdout", "stderr", "result", "tests") if keep_tests else CHILD_FDS[:4]
+    for target, name in enumerate(kept):
         os.dup2(named[name], target)
-    os.closerange(4, 65536)
+    os.closerange(len(kept), 65536)
     rlimits = request["rlimits"]
     resource.setrlimit(resource.RLIMIT_CPU, (rlimits["cpu_s"], rlimits["cpu_s"] + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (rlimits["fsize"], rlimits["fsize"]))
@@ -294,9 +298,11 @@ def _run_assert(request: dict[str, Any], source: bytes, tests: bytes, write_resu
             channel, source, request["argv0"], _fresh_main, _resolve_entry_point
         )
 
-    isolated.run_assert(
-        source, tests, request["entry_point"], request["argv0"], write_result, serve
-    )
+    isolated.run_assert(request["entry_point"], write_result, serve, read_tests=_read_tests)
+
+
+def _read_tests() -> bytes:
+    return _read_all(isolated.TESTS_FD)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,198 @@
+"""The candidate never sees the tests: no answer can be looked up instead of computed.
+
+An assert-mode test holds its expected answers (``assert candidate(3) == 1234567``). A policy
+that finds them in memory can answer every call from a table and earn full reward without
+solving anything. Each test below is such a lookup through a different route; the answers
+are numbers no program could compute from its argument, so only a leak passes.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from judge_service.sandbox.models import Verdict
+
+pytestmark = pytest.mark.integration
+
+FAST = {"time_limit_ms": 4000}
+PY_CHECK = """
+def check(candidate):
+    assert candidate(3) == 1234567
+    assert candidate(5) == 7654321
+"""
+JS_CHECK = """
+const assert = require('assert');
+function check(candidate) {
+  assert.strictEqual(candidate(3), 1234567);
+  assert.strictEqual(candidate(5), 7654321);
+}
+"""
+# Every lookup below searches text for "candidate(<argument>) == <answer>" (Python) or
+# "candidate(<argument>), <answer>)" (JavaScript); the patterns are spelled with classes so that
+# the program's own source never matches them.
+PY_LOOKUP = r"""
+import re
+PATTERN = re.compile(rb"candidate[(]([0-9]+)[)] == ([0-9]+)")
+def lookup(blob, x):
+    for argument, answer in PATTERN.findall(blob):
+        if int(argument) == x:
+            return int(answer)
+    return None
+"""
+JS_LOOKUP = r"""
+const fs = require('fs');
+function lookup(text, x) {
+  for (const m of text.matchAll(/candidate[(]([0-9]+)[)], ([0-9]+)[)]/g)) {
+    if (Number(m[1]) === x) return Number(m[2]);
+  }
+  return null;
+}
+function readMemory(pid, x) {
+  const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n');
+  const fd = fs.openSync(`/proc/${pid}/mem`, 'r');
+  for (const line of maps) {
+    const [range, perms] = line.split(' ');
+    if (!perms || perms[0] !== 'r') continue;
+    const [start, end] = range.split('-').map((h) => BigInt('0x' + h));
+    const size = Number(end - start);
+    if (size > (64 << 20)) continue;
+    const buffer = Buffer.alloc(size);
+    try { fs.readSync(fd, buffer, 0, size, start); } catch (error) { continue; }
+    const found = lookup(buffer.toString('latin1'), x);
+    if (found !== null) return found;
+  }
+  return 0;
+}
+"""
+
+
+def _run(judge, code: str, check: str, language: str):
+    return judge(
+        language,
+        textwrap.dedent(code).lstrip("\n"),
+        [{"code": textwrap.dedent(check).lstrip("\n")}],
+        mode="assert",
+        entry_point="f",
+        limits=FAST,
+    )
+
+
+def _messages(result) -> list[tuple[str, str]]:
+    return [(test.message, test.stderr[-2000:]) for test in result.tests]
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # The frames the program was started from still hold the runner's locals.
+        """
+        import sys
+        def f(x):
+            frame = sys._getframe()
+            while frame is not None:
+                for value in list(frame.f_locals.values()):
+                    if isinstance(value, str):
+                        value = value.encode()
+                    if isinstance(value, bytes) and lookup(value, x) is not None:
+                        return lookup(value, x)
+                frame = frame.f_back
+            return 0
+        """,
+        # Whatever the process inherited, read back from its own memory (freed text included).
+        """
+        def f(x):
+            with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+                for line in maps:
+                    addresses, permissions = line.split()[:2]
+                    start, end = (int(a, 16) for a in addresses.split("-"))
+                    if permissions[0] != "r" or end - start > 256 << 20:
+                        continue
+                    try:
+                        mem.seek(start)
+                        found = lookup(mem.read(end - start), x)
+                    except (OSError, ValueError, OverflowError):
+                        continue
+                    if found is not None:
+                        return found
+            return 0
+        """,
+        # The runner's memory and descriptors, read through /proc.
+        """
+        import os
+        def f(x):
+            parent = os.getppid()
+            paths = [f"/proc/{pid}/fd/{n}" for pid in (parent, "self") for n in range(64)]
+            for path in paths:
+                try:
+                    with open(path, "rb") as handle:
+                        found = lookup(handle.read(1 << 20), x)
+                except OSError:
+                    continue
+                if found is not None:
+                    return found
+            try:
+                with open(f"/proc/{parent}/mem", "rb", 0) as mem:
+                    mem.seek(0)
+            except OSError:
+                pass
+            return 0
+        """,
+    ],
+    ids=["runner-frames", "own-memory", "runner-proc-files"],
+)
+def test_python_candidate_cannot_read_the_tests(judge, attack: str) -> None:
+    code = PY_LOOKUP + textwrap.dedent(attack)
+    result = _run(judge, code, PY_CHECK, "python")
+    assert result.verdict is not Verdict.AC, _messages(result)
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # The runner's memory, read through /proc/<runner>/mem.
+        "function f(x) { return readMemory(process.ppid, x); }\n",
+        # The candidate's own memory (anything it was handed at start).
+        "function f(x) { return readMemory(process.pid, x); }\n",
+        # Every descriptor the runner or the candidate holds.
+        """
+        function f(x) {
+          for (const pid of [process.ppid, process.pid]) {
+            for (let n = 0; n < 64; n++) {
+              try {
+                const found = lookup(fs.readFileSync(`/proc/${pid}/fd/${n}`, 'latin1'), x);
+                if (found !== null) return found;
+              } catch (error) { /* not there or not ours */ }
+            }
+          }
+          return 0;
+        }
+        """,
+    ],
+    ids=["runner-memory", "own-memory", "descriptors"],
+)
+def test_javascript_candidate_cannot_read_the_tests(judge, attack: str) -> None:
+    code = JS_LOOKUP + textwrap.dedent(attack)
+    result = _run(judge, code, JS_CHECK, "javascript")
+    assert result.verdict is not Verdict.AC, _messages(result)
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_the_lookup_itself_works_when_the_answer_is_in_reach(judge, language: str) -> None:
+    """The attacks above fail because the tests are out of reach, not because the lookup is
+    broken: the same lookup over text the program holds itself finds the answer."""
+    if language == "python":
+        code = PY_LOOKUP + (
+            'TEXT = "candidate" + "(3) == 1234567 candidate" + "(5) == 7654321"\n'
+            "def f(x):\n    return lookup(TEXT.encode(), x)\n"
+        )
+        check = PY_CHECK
+    else:
+        code = JS_LOOKUP + (
+            "const TEXT = 'candidate' + '(3), 1234567) candidate' + '(5), 7654321)';\n"
+            "function f(x) { return lookup(TEXT, x); }\n"
+        )
+        check = JS_CHECK
+    result = _run(judge, code, check, language)
+    assert result.verdict is Verdict.AC, _messages(result)
