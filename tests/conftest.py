@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import judge_service.sandbox._jobs as jobs_module
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
@@ -27,3 +28,12 @@ def judge(pool: SandboxPool) -> Any:
         return pool.judge(Job(language=language, code=code, tests=tests, **fields))
 
     return run
+
+
+@pytest.fixture(params=["planned", "runner"])
+def assert_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Python assert-mode tests both ways: judged as planned calls when the test code allows
+    it (judge_service/sandbox/_assert_plan.py), and always through the runner process."""
+    if request.param == "runner":
+        monkeypatch.setattr(jobs_module, "plan", lambda *_: None)
+    return str(request.param)

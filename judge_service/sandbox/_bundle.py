@@ -48,6 +48,7 @@ def agent_bundle() -> bytes:
         [
             # streams before checkers, which imports it
             "judge_service.sandbox.agent.plain",
+            "judge_service.sandbox.agent.planned",
             "judge_service.sandbox.agent.streams",
             "judge_service.sandbox.agent.checkers",
             "judge_service.sandbox.agent.procfs",  # before helpers, which import it

@@ -6,6 +6,7 @@ import posixpath
 from typing import Any
 
 from judge_service.exceptions import InvalidJobError
+from judge_service.sandbox._assert_plan import plan
 from judge_service.sandbox.cache import Artifact, CompiledProgram
 from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
 from judge_service.sandbox.models import (
@@ -158,7 +159,7 @@ def agent_header(
             "stack_bytes": stack_limit_bytes(memory_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
-        "tests": [test.model_dump(exclude_none=True) for test in job.tests],
+        "tests": _tests(job, spec),
         "budget_ms": job_budget_ms(job, settings),
         "checker": _checker(job),
     }
@@ -169,6 +170,16 @@ def agent_header(
         files += list(cached.artifacts)
     header["blob_files"] = [{"name": f.name, "size": len(f.content), "mode": f.mode} for f in files]
     return header, b"".join(f.content for f in files)
+
+
+def _tests(job: Job, spec: LanguageSpec) -> list[dict[str, Any]]:
+    tests = [test.model_dump(exclude_none=True) for test in job.tests]
+    if job.mode is TestMode.ASSERT and spec.use_zygote:
+        for test in tests:
+            calls_and_checks = plan(test.get("code", ""), job.entry_point or "")
+            if calls_and_checks is not None:
+                test["plan"] = list(calls_and_checks)
+    return tests
 
 
 def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, Any]:

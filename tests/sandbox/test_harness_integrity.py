@@ -65,12 +65,12 @@ def _messages(result) -> list[tuple[str, str]]:
     ],
     ids=["int-subclass-eq", "list-subclass-eq-ne", "class-property"],
 )
-def test_values_with_their_own_eq_are_wrong_answers(judge, code: str) -> None:
+def test_values_with_their_own_eq_are_wrong_answers(judge, assert_path: str, code: str) -> None:
     result = _assert_job(judge, code)
     assert result.verdict is Verdict.WA, _messages(result)
 
 
-def test_a_float_that_lies_under_arithmetic_is_a_wrong_answer(judge) -> None:
+def test_a_float_that_lies_under_arithmetic_is_a_wrong_answer(judge, assert_path: str) -> None:
     code = """
     class F(float):
         def __sub__(self, other): return 0.0
@@ -134,12 +134,12 @@ def test_a_float_that_lies_under_arithmetic_is_a_wrong_answer(judge) -> None:
     ],
     ids=["settrace-f_trace", "caller-frame-consts", "closure-cells", "forged-token"],
 )
-def test_the_program_cannot_reach_the_code_that_decides(judge, code: str) -> None:
+def test_the_program_cannot_reach_the_code_that_decides(judge, assert_path: str, code: str) -> None:
     result = _assert_job(judge, code)
     assert result.verdict in (Verdict.WA, Verdict.RE), _messages(result)
 
 
-def test_patched_builtins_and_sys_modules_do_not_reach_the_tests(judge) -> None:
+def test_patched_builtins_and_sys_modules_do_not_reach_the_tests(judge, assert_path: str) -> None:
     code = """
     import builtins, sys, types
     def f(x): return 0
@@ -158,7 +158,9 @@ def test_patched_builtins_and_sys_modules_do_not_reach_the_tests(judge) -> None:
         assert result.verdict is Verdict.WA, (check, _messages(result))
 
 
-def test_candidate_defined_names_do_not_shadow_builtins_in_the_tests(judge) -> None:
+def test_candidate_defined_names_do_not_shadow_builtins_in_the_tests(
+    judge, assert_path: str
+) -> None:
     code = """
     def f(x): return 0
     def len(x): return 5
@@ -235,7 +237,7 @@ def test_returning_an_object_that_is_not_plain_data_is_wa_with_a_message(judge) 
     assert "not plain data" in result.tests[0].message
 
 
-def test_killing_or_stopping_the_runner_is_not_ac(judge) -> None:
+def test_killing_or_stopping_the_runner_is_not_ac(judge, assert_path: str) -> None:
     for action in ("SIGKILL", "SIGSTOP"):
         code = f"import os, signal\nos.kill(os.getppid(), signal.{action})\ndef f(x): return 2\n"
         result = _assert_job(judge, code)

@@ -142,7 +142,7 @@ def _messages(result) -> list[tuple[str, str]]:
     ],
     ids=["runner-frames", "own-memory", "runner-proc-files"],
 )
-def test_python_candidate_cannot_read_the_tests(judge, attack: str) -> None:
+def test_python_candidate_cannot_read_the_tests(judge, assert_path: str, attack: str) -> None:
     code = PY_LOOKUP + textwrap.dedent(attack)
     result = _run(judge, code, PY_CHECK, "python")
     assert result.verdict is not Verdict.AC, _messages(result)

@@ -26,7 +26,7 @@ import time
 import traceback
 from typing import Any
 
-from judge_service.sandbox.agent import checkers, ipc, plain, procfs, workdir
+from judge_service.sandbox.agent import checkers, ipc, plain, planned, procfs, workdir
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -263,6 +263,8 @@ class Agent:
         elif mode == "function":
             call = {"args": test.get("args", []), "kwargs": test.get("kwargs") or {}}
             stdin_data, tests_data = b"", json.dumps(call).encode()
+        elif "plan" in test and job.get("use_zygote"):
+            stdin_data, tests_data = b"", test["plan"][0].encode()
         else:
             stdin_data, tests_data = b"", test["code"].encode()
         stdout, stderr, result = (
@@ -276,6 +278,7 @@ class Agent:
             if job.get("use_zygote"):
                 watch = self._zygote_run(
                     job,
+                    "calls" if "plan" in test else mode,
                     token,
                     [stdin, stdout, stderr, result, source_fd, tests_fd],
                     [stdout, stderr],
@@ -305,7 +308,10 @@ class Agent:
             self._clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
-            harness = workdir.read_memfd(result, RESULT_LIMIT)
+            # A planned assert test's values come back in the result (bounded, like stdout, by
+            # the file-size limit); other harness results are one short record.
+            result_limit = limits["output_bytes"] + 1 if "plan" in test else RESULT_LIMIT
+            harness = workdir.read_memfd(result, max(result_limit, RESULT_LIMIT))
             verdict = self._verdict(job, test, watch, out, err, harness, token, stdin_data)
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
@@ -339,6 +345,14 @@ class Agent:
         memory_limit_kb = limits["memory_kb"]
         if watch.lost:
             return {"verdict": "RE", "message": watch.lost}
+        planned_outcome = (
+            planned.verdict(test["plan"][1], harness, token)
+            if "plan" in test and job.get("use_zygote")
+            else None
+        )
+        if isinstance(planned_outcome, dict) and planned_outcome["verdict"] in ("WA", "CE"):
+            # The runner would have stopped at this check, before anything that came later.
+            return planned_outcome
         # Output first: runtimes that ignore SIGXFSZ (JVM, Go) spin on failed writes until a
         # time limit, but the cause is the output.
         if (
@@ -366,6 +380,8 @@ class Agent:
             return {"verdict": "MLE", "message": "memory limit exceeded"}
         if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
             return {"verdict": "MLE", "message": "killed by the memory cap"}
+        if planned_outcome is not None:
+            return _planned_verdict(planned_outcome, watch)
         outcome = _harness_outcome(harness, token) if job["mode"] != "stdin" or harness else None
         if outcome and outcome.get("status") == "compile_error":
             return {"verdict": "CE", "message": outcome.get("message", "")}
@@ -476,12 +492,12 @@ class Agent:
         )
 
     def _zygote_run(
-        self, job: dict[str, Any], token: str, fds: list[int], cap_fds: list[int]
+        self, job: dict[str, Any], mode: str, token: str, fds: list[int], cap_fds: list[int]
     ) -> ProcessWatch:
         assert self.zygote is not None
         request = {
             "op": "spawn",
-            "mode": job["mode"],
+            "mode": mode,
             "entry_point": job.get("entry_point") or "",
             "token": token,
             "rlimits": _rlimits(job["limits"]),
@@ -495,7 +511,7 @@ class Agent:
             fds,
             job["limits"],
             cap_fds,
-            runner=job["mode"] == "assert",
+            runner=mode == "assert",
         )
 
     def _run_via(
@@ -580,7 +596,8 @@ class Agent:
                 cpu_check_at = now + max(cpu_limit_s - used, 0.005)
             if now >= next_poll:
                 pids = [other for other in self._job_pids() if not (runner and other == pid)]
-                rss = procfs.memory_kb(pids, memory_limit_kb) + shared.unmapped_kb(pids)
+                rss = procfs.memory_kb(pids, memory_limit_kb)
+                rss += shared.unmapped_kb(pids, rss, memory_limit_kb)
                 watch.peak_kb = max(watch.peak_kb, rss)
                 if rss > memory_limit_kb:
                     watch.killed_for = watch.killed_for or "memory"
@@ -596,7 +613,8 @@ class Agent:
         # Children the program left running (or unreaped) count too: sampled before they die,
         # with what it left in shared memory (a /dev/shm file outlives its writer).
         others = [other for other in self._job_pids() if other != pid]
-        left_kb = procfs.memory_kb(others, memory_limit_kb) + shared.unmapped_kb(others)
+        left_kb = procfs.memory_kb(others, memory_limit_kb)
+        left_kb += shared.unmapped_kb(others, max(left_kb, watch.peak_kb), memory_limit_kb)
         watch.peak_kb = max(watch.peak_kb, left_kb)
         cpu_s = procfs.usage(others)[1]
         watch.orphan_cpu_ms = cpu_s * 1000.0
@@ -791,6 +809,21 @@ def _candidate_pipes() -> list[int]:
     from_candidate, to_runner = os.pipe()
     from_runner, to_candidate = os.pipe()
     return [from_candidate, to_candidate, from_runner, to_runner]
+
+
+def _planned_verdict(outcome: dict[str, Any] | str, watch: ProcessWatch) -> dict[str, Any]:
+    """A planned assert test's verdict once no limit was exceeded."""
+    if isinstance(outcome, dict):
+        return outcome
+    if outcome == planned.PASSED and watch.status == 0:
+        return {"verdict": "AC", "message": ""}
+    signal_number = procfs.signal_of(watch.status)
+    exit_code = procfs.exit_code(watch.status)
+    how = f"signal {signal_number}" if signal_number else f"exit code {exit_code}"
+    return {
+        "verdict": "RE",
+        "message": f"runtime error ({how}): the program exited before the tests completed",
+    }
 
 
 def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:

@@ -6,9 +6,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from judge_service.sandbox.agent import procfs
+
 IPC_RMID = 0
-# cgroup v2, then v1: the sandbox's own cgroup (it runs in a private cgroup namespace).
-CGROUP_MEMORY_STATS = ("/sys/fs/cgroup/memory.stat", "/sys/fs/cgroup/memory/memory.stat")
+# cgroup v1, then v2: the sandbox's own cgroup (it runs in a private cgroup namespace).
+CGROUP_MEMORY_STATS = ("/sys/fs/cgroup/memory/memory.stat", "/sys/fs/cgroup/memory.stat")
+CGROUP_MEMORY_USAGE = (
+    "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+    "/sys/fs/cgroup/memory.current",
+)
 # tmpfs mounts whose files are the job's files, bounded by their own sizes: not a test's memory.
 FILE_MOUNTS = ("/work", "/tmp")
 
@@ -27,8 +33,18 @@ class SharedMemory:
     def __init__(self, output_fds: list[int]) -> None:
         self.output_fds = output_fds
         self.baseline_kb = self._charged_kb()
+        self.baseline_usage_kb = cgroup_usage_kb()
 
-    def unmapped_kb(self, pids: list[int]) -> int:
+    def unmapped_kb(self, pids: list[int], rss_kb: int = 0, limit_kb: int | None = None) -> int:
+        """What the RSS misses. With ``limit_kb``, 0 when the cgroup's whole growth since the
+        start (a counter read in a microsecond; the shared-memory figure costs a statistics
+        flush in the kernel) could not take ``rss_kb`` past the limit: shared memory is part
+        of that growth, so no limit can have been breached through it."""
+        if limit_kb is not None:
+            usage_kb = cgroup_usage_kb()
+            if usage_kb is not None and self.baseline_usage_kb is not None:
+                if rss_kb + max(usage_kb - self.baseline_usage_kb, 0) <= limit_kb:
+                    return 0
         grown = self._charged_kb() - self.baseline_kb
         if grown <= 0:
             return 0
@@ -40,15 +56,25 @@ class SharedMemory:
         return shared_kb() - output_kb
 
 
+def cgroup_usage_kb() -> int | None:
+    """All the memory the sandbox's cgroup is charged for, or ``None`` without a cgroup."""
+    for path in CGROUP_MEMORY_USAGE:
+        try:
+            return int(procfs.read_file(path)) // 1024
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def shared_kb() -> int:
     """Shared memory in the sandbox (SysV segments, /dev/shm files, memfds, shared anonymous
     pages) but for the files in /work and /tmp."""
     for path in CGROUP_MEMORY_STATS:
         try:
-            with open(path) as stats:
-                charged = next(int(line.split()[1]) for line in stats if line.startswith("shmem "))
-        except (OSError, StopIteration, ValueError, IndexError):
+            stats = procfs.read_file(path)
+        except OSError:
             continue
+        charged = procfs.field_kb(stats, b"shmem ")  # in bytes here, not kB
         return charged // 1024 - sum(tmpfs_used_kb(mount) for mount in FILE_MOUNTS)
     # No cgroup to ask: segments and /dev/shm are what /proc and statvfs show (memfds are not).
     return sysv_shm_kb() + tmpfs_used_kb("/dev/shm")
@@ -76,10 +102,8 @@ def mapped_kb(pids: list[int]) -> int:
     total = 0
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/status") as status:
-                rows = (line.split() for line in status)
-                total += next(int(row[1]) for row in rows if row and row[0] == "RssShmem:")
-        except (OSError, StopIteration, ValueError, IndexError):
+            total += procfs.field_kb(procfs.read_file(f"/proc/{pid}/status"), b"RssShmem:")
+        except (OSError, ValueError, IndexError):
             continue
     return total
 

@@ -280,12 +280,17 @@ def serve_candidate(
             request = _receive(channel)
         except (EOFError, OSError, DecodeError):
             os._exit(0)
-        _send(channel, _answer_call(namespace, resolve, request))
+        _send(channel, answer_call(namespace, resolve, request))
 
 
-def _answer_call(
-    namespace: dict[str, Any], resolve: Callable[[dict[str, Any], str], Any], request: Any
+def answer_call(
+    namespace: dict[str, Any],
+    resolve: Callable[[dict[str, Any], str], Any],
+    request: Any,
+    write_back: bool = True,
 ) -> list[Any] | bytes:
+    """The call's outcome as a message: its value (and, with ``write_back``, the containers
+    among its arguments, which it may have changed), or what stopped it."""
     _, name, args, kwargs = request
     try:
         value = resolve(namespace, name)(*args, **kwargs)
@@ -296,7 +301,9 @@ def _answer_call(
         return ["raise", type(error).__name__, _message(error)]
     try:
         # Only containers can have been changed in place; the rest need not travel back.
-        changed = [arg if isinstance(arg, (list, dict, set)) else None for arg in args]
+        changed = [
+            arg if write_back and isinstance(arg, (list, dict, set)) else None for arg in args
+        ]
         return encode(["return", value, changed])
     except NotPlainData as error:
         return ["not_plain", str(error)[:500]]
@@ -324,6 +331,11 @@ def _answer(channel: socket.socket, message: list[Any], exit_code: int) -> NoRet
 # ---- shared ---------------------------------------------------------------------------------
 def _describe(error: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(error), error)).strip()
+
+
+def describe_message(error: BaseException) -> str:
+    """An exception's message for a result, never raising (``str`` of it may)."""
+    return _message(error)
 
 
 def _message(error: BaseException) -> str:

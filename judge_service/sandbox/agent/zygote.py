@@ -118,6 +118,8 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
     token = request["token"].encode()
     write_result = _result_writer(token)
     del request["token"]
+    if request["mode"] == "calls":
+        _run_calls(request, source, tests, token)
     runner = {"stdin": _run_stdin, "function": _run_function, "assert": _run_assert}
     runner[request["mode"]](request, source, tests, write_result)
 
@@ -224,7 +226,7 @@ def _fresh_main() -> dict[str, Any]:
     return module.__dict__
 
 
-def _exit_like_python(code: object) -> None:
+def _exit_like_python(code: object) -> NoReturn:
     """Mirror the interpreter's shutdown: atexit handlers, flushed streams, SystemExit codes."""
     try:
         atexit._run_exitfuncs()
@@ -279,6 +281,51 @@ def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_re
     except (plain.NotPlainData, plain.DecodeError, TypeError, ValueError, RecursionError) as error:
         write_result({"status": "unserializable", "message": f"return value: {error}"})
     write_result({"status": "ok", "value": encoded})
+
+
+def _run_calls(request: dict[str, Any], source: bytes, tests: bytes, token: bytes) -> NoReturn:
+    """Assert-mode tests planned as calls (see ``_assert_plan``): run the program, make the
+    calls in order and append each outcome to the result as a line, so that the agent reads
+    every value the program gave before whatever stopped it. The expected values stay in the
+    agent; this process only ever sees the arguments."""
+    raw_write, raw_exit = os.write, os._exit
+    raw_write(3, token + b"\n")
+    code = _compile_or_none(source, request["argv0"])
+    if code is None:
+        raw_exit(0)
+
+    def report(line: list[Any] | bytes) -> None:
+        raw_write(3, (line if isinstance(line, bytes) else plain.encode(line)) + b"\n")
+
+    namespace = _fresh_main()
+    try:
+        exec(code, namespace)
+        calls = plain.decode(tests)
+    except SystemExit:
+        report(["exited", "the program exited before the tests completed"])
+        _exit_like_python(0)
+    except BaseException as error:
+        _print_uncaught(error)
+        report(["raise", type(error).__name__, isolated.describe_message(error)])
+        _exit_like_python(1)
+    report(["ready"])
+    for name, args in calls:
+        call = ["call", name, args, {}]
+        answer = isolated.answer_call(namespace, _resolve_entry_point, call, write_back=False)
+        report(answer)
+        if not (isinstance(answer, bytes) or answer[0] == "return"):
+            _exit_like_python(1)
+    report(["done"])
+    _exit_like_python(0)
+
+
+def _compile_or_none(source: bytes, filename: str) -> Any:
+    """The program's code, or ``None`` after reporting its syntax error as a result line."""
+    try:
+        return compile(source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+        os.write(3, plain.encode(["compile_error", _describe_compile_error(error)]) + b"\n")
+        return None
 
 
 def _resolve_entry_point(namespace: dict[str, Any], entry_point: str) -> Any:
