@@ -4,7 +4,8 @@ Most assert-style tests in RL data (HumanEval's ``check``, MBPP's ``test_list``)
 of ``assert candidate(<literal>) == <literal>``. For those the engine needs no test code in the
 sandbox at all: the candidate's process makes the calls and reports each value as plain data
 (as function mode does), and the agent compares them with the expected values, which never
-enter the sandbox's processes. That is one process per test instead of the runner and the
+enter the sandbox's processes. The zygote hands the program one call at a time, each once the
+previous answer is in the result, as the runner would. That is one process per test instead of the runner and the
 candidate of :mod:`judge_service.sandbox.agent.isolated`, with the same verdicts: the calls run
 in order in one process, the first failing assertion is a wrong answer whatever the program
 did after it, and an exception, a time-out or a crash before it reads as it would there.
@@ -56,7 +57,8 @@ class _NotSimple(Exception):
 def plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
     """``(calls, checks)`` as plain-data JSON texts, or ``None`` when the runner must run it.
 
-    ``calls`` is ``[[name, [args...]], ...]`` in the order the tests make them; ``checks`` is one
+    ``calls`` is one ``[name, [args...]]`` per line, in the order the tests make them (the zygote
+    hands them to the program one at a time); ``checks`` is one
     ``[call index or -1, kind, expected, tolerance, message, wrapper]`` per assertion, in order.
     """
     try:
@@ -68,9 +70,9 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
     try:
         for node in tree.body:
             _top_level(node, entry_point, calls, checks)
-        if len(calls) > MAX_PLAN_CALLS or _answers_in_later_arguments(calls, checks):
+        if len(calls) > MAX_PLAN_CALLS:
             return None
-        return _json(calls), _json(checks)
+        return "\n".join(_json(call) for call in calls), _json(checks)
     except (_NotSimple, NotPlainData, ArithmeticError, ValueError, TypeError, RecursionError):
         return None
 
@@ -98,39 +100,6 @@ def _top_level(node: ast.stmt, entry_point: str, calls: list[Any], checks: list[
             _assertion(statement, parameter, entry_point, calls, checks)
         return
     raise _NotSimple
-
-
-def _answers_in_later_arguments(calls: list[Any], checks: list[Any]) -> bool:
-    """Whether an expected value is an argument of a later call (``f(2) == 3``, then ``f(3)``).
-
-    The planned program reads all its calls at once, while the runner hands them over one at
-    a time: a chain of tests would give the program the answer before its turn. Values too
-    common to tell anything (booleans, ``None``, single digits) do not count.
-    """
-    for index, kind, expected, *_ in checks:
-        if index < 0 or kind not in ("eq", "approx<", "approx<=") or not _telling(expected):
-            continue
-        if any(_contains(arguments, expected) for _, arguments in calls[index + 1 :]):
-            return True
-    return False
-
-
-def _telling(value: Any) -> bool:
-    if value is None or isinstance(value, bool):
-        return False
-    return not (isinstance(value, (int, float)) and -10 < value < 10)
-
-
-def _contains(value: Any, wanted: Any, depth: int = 0) -> bool:
-    if type(value) is type(wanted) and value == wanted:
-        return True
-    if depth > 50:
-        return True  # too deep to look through: assume the worst
-    if isinstance(value, dict):
-        value = [*value.keys(), *value.values()]
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_contains(item, wanted, depth + 1) for item in value)
-    return False
 
 
 def _one_parameter(node: ast.FunctionDef) -> bool:

@@ -14,7 +14,7 @@ from judge_service.sandbox._assert_plan import plan
 def _plan(code: str, entry_point: str = "f") -> tuple[list, list]:
     planned = plan(code, entry_point)
     assert planned is not None, code
-    return json.loads(planned[0]), json.loads(planned[1])
+    return [json.loads(line) for line in planned[0].splitlines()], json.loads(planned[1])
 
 
 def test_humaneval_style_check_becomes_calls_and_checks() -> None:

@@ -196,3 +196,59 @@ def test_the_lookup_itself_works_when_the_answer_is_in_reach(judge, language: st
         check = JS_CHECK
     result = _run(judge, code, check, language)
     assert result.verdict is Verdict.AC, _messages(result)
+
+
+# ---- planned calls: a later call's arguments are not in reach before the answer ----------------
+CHAIN_CHECK = """
+def check(candidate):
+    assert candidate(11) == 13
+    assert candidate(13) == 17
+    assert candidate(17) == 19
+"""
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # Read ahead on the calls descriptor: the next call's argument is this one's answer.
+        """
+        import os, re
+        def f(x):
+            os.set_blocking(4, False)
+            try:
+                ahead = os.read(4, 1 << 16)
+            except OSError:
+                ahead = b""
+            found = re.findall(rb"[0-9]+", ahead)
+            return int(found[0]) if found else 0
+        """,
+        # Scan the process's own memory for any call argument not yet made.
+        """
+        import re
+        seen = set()
+        def f(x):
+            seen.add(x)
+            with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+                for line in maps:
+                    addresses, permissions = line.split()[:2]
+                    start, end = (int(a, 16) for a in addresses.split("-"))
+                    if permissions[0] != "r" or end - start > 256 << 20:
+                        continue
+                    try:
+                        mem.seek(start)
+                        blob = mem.read(end - start)
+                    except (OSError, ValueError, OverflowError):
+                        continue
+                    for match in re.findall(rb'"f",\\[([0-9]+)\\]', blob):
+                        if int(match) > x:
+                            return int(match)
+            return 0
+        """,
+    ],
+    ids=["read-ahead", "memory-scan"],
+)
+def test_a_planned_program_cannot_see_later_calls_before_answering(
+    judge, assert_path: str, attack: str
+) -> None:
+    result = _run(judge, textwrap.dedent(attack), CHAIN_CHECK, "python")
+    assert result.verdict is not Verdict.AC, _messages(result)

@@ -28,6 +28,7 @@ import math  # noqa: F401
 import os
 import re  # noqa: F401
 import resource
+import select
 import signal
 import socket
 import string  # noqa: F401
@@ -65,13 +66,16 @@ def main() -> None:
                 os.close(fd)
             control.send(json.dumps({"op": "pong", "nonce": request["nonce"]}).encode())
             continue
+        feeder = CallFeeder(request, fds) if request["mode"] == "calls" else None
         pid = os.fork()
         if pid == 0:
             control.close()
-            _child(request, fds)
-        for fd in fds:
+            _child(request, feeder.child_fds if feeder else fds)
+        for fd in feeder.close_after_fork() if feeder else fds:
             os.close(fd)
         control.send(json.dumps({"op": "spawned", "pid": pid}).encode())
+        if feeder:
+            feeder.feed(pid)
         _, status, usage = os.wait4(pid, 0)
         report = {
             "op": "exit",
@@ -81,6 +85,77 @@ def main() -> None:
             "maxrss_kb": usage.ru_maxrss,
         }
         control.send(json.dumps(report).encode())
+
+
+class CallFeeder:
+    """Hands a planned test's calls to the program one at a time (see ``_run_calls``).
+
+    The program gets the next call only once the zygote has copied its answer to the previous
+    one into the result, where it can no longer be changed: as with the runner, a program
+    never sees a later call's arguments (which may be an earlier call's answer) before it has
+    committed to its answer. The zygote holds the result descriptor; the program only has the
+    two pipes.
+    """
+
+    def __init__(self, request: dict[str, Any], fds: list[int]) -> None:
+        named = dict(zip(CHILD_FDS, fds, strict=False))
+        self.result_fd, self.tests_fd = named["result"], named["tests"]
+        self.token = request["token"].encode()
+        self.limit = int(request["rlimits"]["fsize"])
+        self.calls_in, self.calls_out = os.pipe()
+        self.answers_in, self.answers_out = os.pipe()
+        self.child_fds = list(fds)
+        self.child_fds[CHILD_FDS.index("result")] = self.answers_out
+        self.child_fds[CHILD_FDS.index("tests")] = self.calls_in
+
+    def close_after_fork(self) -> list[int]:
+        """Our copies of what only the program uses, and the descriptors we keep aside."""
+        others = [fd for fd in self.child_fds if fd not in (self.answers_out, self.calls_in)]
+        return [*others, self.answers_out, self.calls_in]
+
+    def feed(self, pid: int) -> None:
+        try:
+            calls = _read_all(self.tests_fd).split(b"\n")
+            written = self._copy_answers(pid, calls)
+            if written > self.limit:
+                os.kill(pid, signal.SIGXFSZ)  # as the file-size limit would have
+        except OSError:
+            pass
+        finally:
+            for fd in (self.result_fd, self.calls_out, self.answers_in):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    def _copy_answers(self, pid: int, calls: list[bytes]) -> int:
+        written = os.write(self.result_fd, self.token + b"\n")
+        pending = iter(calls)
+        exited = os.pidfd_open(pid)
+        try:
+            while True:
+                readable = select.select([self.answers_in, exited], [], [])[0]
+                data = os.read(self.answers_in, 1 << 16) if self.answers_in in readable else b""
+                if not data and (exited in readable or self.answers_in in readable):
+                    return written
+                if written + len(data) > self.limit:
+                    return written + len(data)
+                written += os.write(self.result_fd, data)
+                for _ in range(data.count(b"\n")):  # each line answered: the next call
+                    self._send(next(pending, None))
+        finally:
+            os.close(exited)
+
+    def _send(self, call: bytes | None) -> None:
+        if call is None:
+            if self.calls_out >= 0:
+                os.close(self.calls_out)  # no more calls: the program says it is done
+                self.calls_out = -1
+        elif self.calls_out >= 0:
+            try:
+                os.write(self.calls_out, call + b"\n")
+            except BrokenPipeError:
+                pass
 
 
 def _harden() -> None:
@@ -110,16 +185,17 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
         source = _read_all(named["source"])
         # Assert-mode tests hold the expected answers: the runner reads them only after it has
         # forked the candidate, whose memory must never have contained them.
-        deferred = request["mode"] == "assert"
+        deferred = request["mode"] in ("assert", "calls")
         tests = b"" if deferred or "tests" not in named else _read_all(named["tests"])
         _enter_sandbox(request, named, keep_tests=deferred)
     except BaseException:
         os._exit(121)
+    if request["mode"] == "calls":
+        del request["token"]  # the zygote writes the result; the program has no use for it
+        _run_calls(request, source)
     token = request["token"].encode()
     write_result = _result_writer(token)
     del request["token"]
-    if request["mode"] == "calls":
-        _run_calls(request, source, tests, token)
     runner = {"stdin": _run_stdin, "function": _run_function, "assert": _run_assert}
     runner[request["mode"]](request, source, tests, write_result)
 
@@ -283,13 +359,13 @@ def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_re
     write_result({"status": "ok", "value": encoded})
 
 
-def _run_calls(request: dict[str, Any], source: bytes, tests: bytes, token: bytes) -> NoReturn:
-    """Assert-mode tests planned as calls (see ``_assert_plan``): run the program, make the
-    calls in order and append each outcome to the result as a line, so that the agent reads
-    every value the program gave before whatever stopped it. The expected values stay in the
-    agent; this process only ever sees the arguments."""
+def _run_calls(request: dict[str, Any], source: bytes) -> NoReturn:
+    """Assert-mode tests planned as calls (see ``_assert_plan``): run the program, then make
+    each call the zygote hands over (fd 4, one per line) and answer it with a line (fd 3),
+    which the zygote appends to the result, so that the agent reads every value the program
+    gave before whatever stopped it. The expected values stay in the agent; this process only
+    ever sees the arguments, each after it has answered the call before."""
     raw_write, raw_exit = os.write, os._exit
-    raw_write(3, token + b"\n")
     code = _compile_or_none(source, request["argv0"])
     if code is None:
         raw_exit(0)
@@ -300,7 +376,6 @@ def _run_calls(request: dict[str, Any], source: bytes, tests: bytes, token: byte
     namespace = _fresh_main()
     try:
         exec(code, namespace)
-        calls = plain.decode(tests)
     except SystemExit:
         report(["exited", "the program exited before the tests completed"])
         _exit_like_python(0)
@@ -309,7 +384,8 @@ def _run_calls(request: dict[str, Any], source: bytes, tests: bytes, token: byte
         report(["raise", type(error).__name__, isolated.describe_message(error)])
         _exit_like_python(1)
     report(["ready"])
-    for name, args in calls:
+    for line in open(isolated.TESTS_FD, "rb", closefd=False):
+        name, args = plain.decode(line)
         call = ["call", name, args, {}]
         answer = isolated.answer_call(namespace, _resolve_entry_point, call, write_back=False)
         report(answer)
