@@ -4,11 +4,12 @@ Most assert-style tests in RL data (HumanEval's ``check``, MBPP's ``test_list``)
 of ``assert candidate(<literal>) == <literal>``. For those the engine needs no test code in the
 sandbox at all: the candidate's process makes the calls and reports each value as plain data
 (as function mode does), and the agent compares them with the expected values, which never
-enter the sandbox's processes. The zygote hands the program one call at a time, each once the
-previous answer is in the result, as the runner would. That is one process per test instead of the runner and the
-candidate of :mod:`judge_service.sandbox.agent.isolated`, with the same verdicts: the calls run
-in order in one process, the first failing assertion is a wrong answer whatever the program
-did after it, and an exception, a time-out or a crash before it reads as it would there.
+enter the sandbox's processes. The zygote hands the program its calls once the answers they
+could reveal are in the result (see :func:`_release_after`). That is one process per test
+instead of the runner and the candidate of :mod:`judge_service.sandbox.agent.isolated`, with
+the same verdicts: the calls run in order in one process, the first failing assertion is a
+wrong answer whatever the program did after it, and an exception, a time-out or a crash before
+it reads as it would there.
 
 Literals may be written with arithmetic (``candidate(3 * 19)``), computed here once with the
 same Python semantics and bounded sizes; the value may be wrapped in ``tuple``, ``list``,
@@ -17,8 +18,8 @@ value as the runner would. An assertion's message is not evaluated: a failing as
 wrong answer with the message's literal text (the runner would evaluate it, which may call the
 candidate again; that can turn a wrong answer into a runtime error, never into a pass).
 
-Anything else (loops, helper calls, names, imports used by the asserts) is left to the
-runner: :func:`plan` returns ``None``.
+Anything else (loops, helper calls, names, imports used by the asserts) is left to the runner:
+:func:`plan` returns ``None``.
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ class _NotSimple(Exception):
 
 
 @lru_cache(maxsize=4096)
-def plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
-    """``(calls, checks)`` as plain-data JSON texts, or ``None`` when the runner must run it.
+def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+    """``(calls, checks, release_after)``, or ``None`` when the runner must run the test.
 
-    ``calls`` is one ``[name, [args...]]`` per line, in the order the tests make them (the zygote
-    hands them to the program one at a time); ``checks`` is one
-    ``[call index or -1, kind, expected, tolerance, message, wrapper]`` per assertion, in order.
+    ``calls`` is one ``[name, [args...]]`` per line (plain-data JSON), in the order the tests
+    make them; ``checks`` is one ``[call index or -1, kind, expected, tolerance, message,
+    wrapper]`` per assertion, in order; ``release_after[j]`` is how many answers the program
+    must have given before the zygote hands it call ``j`` (see :func:`_release_after`).
     """
     try:
         tree = ast.parse(test_code)
@@ -72,9 +74,43 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
             _top_level(node, entry_point, calls, checks)
         if len(calls) > MAX_PLAN_CALLS:
             return None
-        return "\n".join(_json(call) for call in calls), _json(checks)
+        release_after = _release_after(calls, checks)
+        return "\n".join(_json(call) for call in calls), _json(checks), release_after
     except (_NotSimple, NotPlainData, ArithmeticError, ValueError, TypeError, RecursionError):
         return None
+
+
+def _release_after(calls: list[Any], checks: list[Any]) -> tuple[int, ...]:
+    """For each call, the answers the program must have committed before it may see it.
+
+    The runner hands calls over one at a time. Handing them all at once is the same unless a
+    later call's arguments hold an earlier call's expected value (``f(11) == 13``, then
+    ``f(13)``: a chain of tests), which would give the program the answer before its turn: such
+    a call waits for the answers up to that check. Booleans and ``None`` tell nothing and do not
+    count; a string counts inside a longer string too.
+    """
+    release_after = [0] * len(calls)
+    for index, kind, expected, *_ in checks:
+        if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
+            continue
+        for later in range(index + 1, len(calls)):
+            if _holds_value(calls[later][1], expected):
+                release_after[later] = max(release_after[later], index + 1)
+    return tuple(release_after)
+
+
+def _holds_value(value: Any, wanted: Any, depth: int = 0) -> bool:
+    if depth > 100:
+        return True  # too deep to look through: assume the worst
+    if not isinstance(value, bool) and value == wanted:
+        return True
+    if isinstance(wanted, str) and isinstance(value, str) and len(wanted) >= 3:
+        return wanted in value
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_holds_value(item, wanted, depth + 1) for item in value)
+    return False
 
 
 def _top_level(node: ast.stmt, entry_point: str, calls: list[Any], checks: list[Any]) -> None:

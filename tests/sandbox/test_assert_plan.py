@@ -12,6 +12,7 @@ from judge_service.sandbox._assert_plan import plan
 
 
 def _plan(code: str, entry_point: str = "f") -> tuple[list, list]:
+    """The calls and checks of a test that must be planned."""
     planned = plan(code, entry_point)
     assert planned is not None, code
     return [json.loads(line) for line in planned[0].splitlines()], json.loads(planned[1])
@@ -91,3 +92,19 @@ def test_anything_else_is_left_to_the_runner(code: str) -> None:
 
 def test_values_that_cannot_cross_as_plain_data_are_left_to_the_runner() -> None:
     assert plan("def check(c):\n    assert c(1j) == 2\n", "f") is None
+
+
+def test_a_call_whose_arguments_hold_an_earlier_answer_waits_for_that_answer() -> None:
+    planned = plan(
+        "def check(c):\n"
+        "    assert c(11) == 13\n"
+        "    assert c(2) == 3\n"
+        "    assert c(13) == 17\n"  # holds answer 0
+        "    assert c([17, 4]) == True\n"  # holds answer 2
+        "    assert c('xabcx') == 'abc'\n"
+        "    assert c('zabcz') is None\n"  # holds answer 4, inside a string
+        "    assert c(True) == 1\n",  # a boolean tells nothing
+        "f",
+    )
+    assert planned is not None
+    assert planned[2] == (0, 0, 1, 3, 0, 5, 0)

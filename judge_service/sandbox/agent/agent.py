@@ -278,7 +278,7 @@ class Agent:
             if job.get("use_zygote"):
                 watch = self._zygote_run(
                     job,
-                    "calls" if "plan" in test else mode,
+                    test,
                     token,
                     [stdin, stdout, stderr, result, source_fd, tests_fd],
                     [stdout, stderr],
@@ -492,12 +492,19 @@ class Agent:
         )
 
     def _zygote_run(
-        self, job: dict[str, Any], mode: str, token: str, fds: list[int], cap_fds: list[int]
+        self,
+        job: dict[str, Any],
+        test: dict[str, Any],
+        token: str,
+        fds: list[int],
+        cap_fds: list[int],
     ) -> ProcessWatch:
         assert self.zygote is not None
+        mode = "calls" if "plan" in test else job["mode"]
         request = {
             "op": "spawn",
             "mode": mode,
+            "release_after": test["plan"][2] if mode == "calls" else [],
             "entry_point": job.get("entry_point") or "",
             "token": token,
             "rlimits": _rlimits(job["limits"]),

@@ -88,16 +88,17 @@ def main() -> None:
 
 
 class CallFeeder:
-    """Hands a planned test's calls to the program one at a time (see ``_run_calls``).
+    """Hands a planned test's calls to the program (see ``_run_calls``) as its answers allow.
 
-    The program gets the next call only once the zygote has copied its answer to the previous
-    one into the result, where it can no longer be changed: as with the runner, a program
-    never sees a later call's arguments (which may be an earlier call's answer) before it has
-    committed to its answer. The zygote holds the result descriptor; the program only has the
-    two pipes.
+    A call whose arguments hold an earlier call's expected value (``release_after``, from the
+    plan) goes to the program only once the zygote has copied the answers up to that call into
+    the result, where they can no longer be changed: as with the runner, a program never sees
+    an answer in a later call's arguments before it has committed to its own. The zygote holds
+    the result descriptor; the program only has the two pipes.
     """
 
     def __init__(self, request: dict[str, Any], fds: list[int]) -> None:
+        self.release_after: list[int] = request["release_after"]
         named = dict(zip(CHILD_FDS, fds, strict=False))
         self.result_fd, self.tests_fd = named["result"], named["tests"]
         self.token = request["token"].encode()
@@ -115,7 +116,7 @@ class CallFeeder:
 
     def feed(self, pid: int) -> None:
         try:
-            calls = _read_all(self.tests_fd).split(b"\n")
+            calls = [call for call in _read_all(self.tests_fd).split(b"\n") if call]
             written = self._copy_answers(pid, calls)
             if written > self.limit:
                 os.kill(pid, signal.SIGXFSZ)  # as the file-size limit would have
@@ -130,7 +131,7 @@ class CallFeeder:
 
     def _copy_answers(self, pid: int, calls: list[bytes]) -> int:
         written = os.write(self.result_fd, self.token + b"\n")
-        pending = iter(calls)
+        lines = released = 0
         exited = os.pidfd_open(pid)
         try:
             while True:
@@ -141,21 +142,33 @@ class CallFeeder:
                 if written + len(data) > self.limit:
                     return written + len(data)
                 written += os.write(self.result_fd, data)
-                for _ in range(data.count(b"\n")):  # each line answered: the next call
-                    self._send(next(pending, None))
+                lines += data.count(b"\n")
+                answered = lines - 1  # the first line says the program is ready
+                end = released
+                while end < len(calls) and self._release_after(end) <= answered:
+                    end += 1
+                if lines and end > released:
+                    self._send(calls[released:end], last=end == len(calls))
+                    released = end
+                elif lines and not calls:
+                    self._send([], last=True)
         finally:
             os.close(exited)
 
-    def _send(self, call: bytes | None) -> None:
-        if call is None:
-            if self.calls_out >= 0:
-                os.close(self.calls_out)  # no more calls: the program says it is done
-                self.calls_out = -1
-        elif self.calls_out >= 0:
-            try:
-                os.write(self.calls_out, call + b"\n")
-            except BrokenPipeError:
-                pass
+    def _release_after(self, index: int) -> int:
+        return self.release_after[index] if index < len(self.release_after) else index
+
+    def _send(self, calls: list[bytes], last: bool) -> None:
+        if self.calls_out < 0:
+            return
+        try:
+            if calls:
+                os.write(self.calls_out, b"\n".join(calls) + b"\n")
+        except BrokenPipeError:
+            pass
+        if last:
+            os.close(self.calls_out)  # no more calls: the program says it is done
+            self.calls_out = -1
 
 
 def _harden() -> None:
