@@ -6,7 +6,9 @@ JudgeError
 └── InfrastructureError      the judge could not judge; reported as a system error or
     │                        HTTP 503, never as a verdict or a zero reward
     ├── BrokerUnavailable    the queue cannot take work
-    ├── StoreUnavailable     the database cannot be reached
+    ├── StoreError           the database failed a read or a write (any driver error: the
+    │   │                    store lets no SQLAlchemy exception escape)
+    │   └── StoreUnavailable    the database cannot be reached or dropped the connection
     └── SandboxError         the sandbox infrastructure failed
         ├── SandboxUnavailable  Docker is unreachable, an image is missing, the pool closed
         ├── SandboxCrashed      the sandbox or its agent died or broke the protocol mid-job
@@ -33,7 +35,11 @@ class BrokerUnavailable(InfrastructureError):
     pass
 
 
-class StoreUnavailable(InfrastructureError):
+class StoreError(InfrastructureError):
+    """The database failed a read or a write; the message carries the driver's reason."""
+
+
+class StoreUnavailable(StoreError):
     pass
 
 
