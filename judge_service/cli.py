@@ -114,7 +114,7 @@ def worker(
     concurrency: Annotated[int | None, typer.Option(help="Chunks judged at once.")] = None,
 ) -> None:
     """Start a Celery worker that owns this machine's sandbox pools (needs JUDGE_BROKER_URL)."""
-    from judge_service.worker.celery_app import run_worker
+    from judge_service.worker.runner import run_worker
 
     run_worker(get_settings(), name, concurrency)
 

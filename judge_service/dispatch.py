@@ -8,6 +8,11 @@ Concurrent requests take turns (``fairness.FairGate``): each dispatcher admits o
 more work than its sandboxes or workers can run at once (in-process submissions, with Celery
 chunks), and takes the next from the request with the least admitted, so a batch never
 starves a newcomer.
+
+This module is what the API holds: the protocol and :class:`CeleryDispatcher`, which sends
+chunks to the workers by task name and loads none of their code. The in-process dispatcher,
+which runs the task bodies against a sandbox pool in this process, is
+:class:`judge_service.worker.inprocess.InProcessDispatcher`.
 """
 
 from __future__ import annotations
@@ -15,19 +20,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from celery import Celery
 
-from judge_service.complexity import ComplexityJudge, make_complexity_judge
 from judge_service.exceptions import BrokerUnavailable
 from judge_service.fairness import FairGate
-from judge_service.sandbox.languages import LANGUAGES
-from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
 from judge_service.worker.celery_app import TASK_NAME, make_celery
-from judge_service.worker.tasks import judge_one
 
 Payload = dict[str, Any]
 ChunkDone = Callable[[int, list[Payload]], Awaitable[None]]
@@ -52,7 +52,8 @@ class Dispatcher(Protocol):
     def close(self) -> None: ...
 
 
-def _chunks(payloads: list[Payload], size: int) -> list[tuple[int, list[Payload]]]:
+def chunked(payloads: list[Payload], size: int) -> list[tuple[int, list[Payload]]]:
+    """``(offset, chunk)`` pairs of at most ``size`` payloads, in order."""
     return [(start, payloads[start : start + size]) for start in range(0, len(payloads), size)]
 
 
@@ -60,13 +61,7 @@ def _failed(chunk: list[Payload], message: str) -> list[Payload]:
     return [{"system_error": message} for _ in chunk]
 
 
-def _language(payload: Payload) -> str:
-    """In-process, sandboxes are per language, so turns are too."""
-    job = payload.get("job")
-    return str(job.get("language", "")) if isinstance(job, dict) else ""
-
-
-async def _all(
+async def gather_chunks(
     one: Callable[[int, list[Payload]], Awaitable[list[Payload]]],
     chunks: Iterable[tuple[int, list[Payload]]],
 ) -> list[Payload]:
@@ -80,72 +75,6 @@ async def _all(
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
     return [answer for part in parts for answer in part]
-
-
-class InProcessDispatcher:
-    """Runs the worker's task code in this process, against a local sandbox pool.
-
-    Turns are per submission, not per chunk: the pool hands a freed sandbox to whichever
-    thread asks first, and a thread that just finished a job asks again at once, so a chunk
-    running its jobs one after another would keep its sandbox against every turn order.
-    """
-
-    def __init__(
-        self,
-        settings: Settings,
-        pool: SandboxPool | None = None,
-        complexity_judge: ComplexityJudge | None = None,
-    ) -> None:
-        self.settings = settings
-        self.pool = pool or SandboxPool(settings)
-        self.complexity_judge = complexity_judge or make_complexity_judge(settings, self.pool)
-        # Two jobs per sandbox: one running, one ready to take it the moment it is free
-        # (admitting the next job is a hop through the event loop). More would only queue
-        # in the pool, where no turn order holds.
-        per_language = 2 * settings.sandboxes_per_language
-        self._gate = FairGate(lambda _language: per_language)
-        # Jobs run in threads of their own: in the event loop's default executor they would
-        # hold up the store reads and writes of every other request. The gate, not this
-        # number, bounds how many run; it only has to exceed what the gate admits.
-        self._executor = ThreadPoolExecutor(
-            max_workers=per_language * len(LANGUAGES), thread_name_prefix="judge-job"
-        )
-
-    async def run(
-        self, payloads: list[Payload], on_chunk: ChunkDone | None = None
-    ) -> list[Payload]:
-        loop = asyncio.get_running_loop()
-        request = object()
-
-        async def judge(payload: Payload) -> Payload:
-            async with self._gate.turn(request, {_language(payload): 1}):
-                try:
-                    return await loop.run_in_executor(
-                        self._executor, judge_one, self.pool, self.complexity_judge, payload
-                    )
-                except Exception as error:  # a bug in the judge must not lose the batch
-                    return {"system_error": f"worker failed: {error!r}"}
-
-        async def one(offset: int, chunk: list[Payload]) -> list[Payload]:
-            answers = list(await asyncio.gather(*(judge(payload) for payload in chunk)))
-            if on_chunk is not None:
-                await on_chunk(offset, answers)
-            return answers
-
-        return await _all(one, _chunks(payloads, self.settings.chunk_size))
-
-    def health(self) -> dict[str, Any]:
-        return {"ok": not self.pool.closed, "kind": "in-process"}
-
-    def queue_depth(self) -> int | None:
-        return None
-
-    def occupancy(self) -> dict[str, dict[str, int]]:
-        return self.pool.occupancy()
-
-    def close(self) -> None:
-        self.pool.close()
-        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 class CeleryDispatcher:
@@ -179,7 +108,7 @@ class CeleryDispatcher:
                 await on_chunk(offset, answers)
             return answers
 
-        return await _all(one, _chunks(payloads, self.settings.chunk_size))
+        return await gather_chunks(one, chunked(payloads, self.settings.chunk_size))
 
     async def _judge(self, chunk: list[Payload], deadline: float) -> list[Payload]:
         left = deadline - time.monotonic()
@@ -300,9 +229,3 @@ class _Results:
             if result.ready():
                 done[task_id] = result.result if result.successful() else str(result.result)
         return done
-
-
-def make_dispatcher(settings: Settings) -> Dispatcher:
-    if settings.broker_url:
-        return CeleryDispatcher(settings)
-    return InProcessDispatcher(settings)

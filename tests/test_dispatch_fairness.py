@@ -10,10 +10,10 @@ import time
 from typing import Any, cast
 
 from judge_service.complexity import ComplexityJudge
-from judge_service.dispatch import InProcessDispatcher
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
+from judge_service.worker.inprocess import InProcessDispatcher
 
 
 class OneSandbox:

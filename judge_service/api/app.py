@@ -18,7 +18,7 @@ from judge_service.api.errors import install_handlers
 from judge_service.api.jobs import sweep_stale_jobs
 from judge_service.api.routes import router
 from judge_service.api.state import AppState
-from judge_service.dispatch import Dispatcher, make_dispatcher
+from judge_service.dispatch import CeleryDispatcher, Dispatcher
 from judge_service.metrics import Metrics
 from judge_service.service import JudgeService
 from judge_service.settings import (
@@ -40,7 +40,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
             DEFAULT_DATA_DIR.mkdir(exist_ok=True)
         await asyncio.to_thread(upgrade, settings.database_url)
         store = Store(settings.database_url)
-        chosen = dispatcher or make_dispatcher(settings)
+        chosen = dispatcher or _dispatcher_for(settings)
         metrics = Metrics()
         state = AppState(
             settings, store, chosen, metrics, JudgeService(settings, store, chosen, metrics)
@@ -113,3 +113,15 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         return Response(generate_latest(state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+def _dispatcher_for(settings: Settings) -> Dispatcher:
+    """Celery when a broker is configured (tasks go by name), else judging in this process."""
+    if settings.broker_url:
+        return CeleryDispatcher(settings)
+    # The in-process mode alone runs the task bodies here, against a sandbox pool of this
+    # process: imported at start-up when chosen, so that importing the API (or running it with
+    # a broker) loads none of the task bodies, the pool or docker (tests/api/test_api_imports).
+    from judge_service.worker.inprocess import InProcessDispatcher
+
+    return InProcessDispatcher(settings)

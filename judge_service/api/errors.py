@@ -3,6 +3,11 @@
 Every error is JSON ``{"detail": ...}``: a message, or the list of invalid fields FastAPI
 reports (422). Clients retry on any of them (OpenRLHF five times), so each must say what to
 change, and none may be a 500: a field the client got wrong is never the server's error.
+
+The errors of ``judge_service.exceptions`` become replies here and nowhere else: a route
+raises them and maps none. ``InvalidJobError`` is 422 (``BadRows`` with its list of rows),
+``TooLarge`` 413 and ``InfrastructureError`` (the store, the queue, the sandboxes, the
+complexity model) 503. Starlette picks the handler of the nearest class in an error's MRO.
 """
 
 from __future__ import annotations
@@ -15,17 +20,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
-from sqlalchemy.exc import SQLAlchemyError
 
 from judge_service.client_json import is_text, printable
-from judge_service.exceptions import InfrastructureError
+from judge_service.exceptions import BadRows, InfrastructureError, InvalidJobError, TooLarge
 
 # Echoed inputs are capped: the invalid value may be the whole of a large body.
 _ECHO_CHARS = 200
-
-
-class TooLarge(Exception):
-    """A field over one of the service's size caps (HTTP 413); the message names both."""
 
 
 class FieldError(BaseModel):
@@ -69,18 +69,23 @@ def install_handlers(app: FastAPI) -> None:
         detail = [field_error(entry) for entry in error.errors()]
         return JSONResponse(status_code=422, content={"detail": detail})
 
+    @app.exception_handler(InvalidJobError)
+    async def invalid_job(request: Request, error: InvalidJobError) -> JSONResponse:
+        # The message may quote what the client sent: a lone surrogate must not make it a 500.
+        return JSONResponse(status_code=422, content={"detail": printable(str(error))})
+
+    @app.exception_handler(BadRows)
+    async def bad_rows(request: Request, error: BadRows) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": error.detail()})
+
     @app.exception_handler(TooLarge)
     async def too_large(request: Request, error: TooLarge) -> JSONResponse:
-        return JSONResponse(status_code=413, content={"detail": str(error)})
+        return JSONResponse(status_code=413, content={"detail": printable(str(error))})
 
     @app.exception_handler(InfrastructureError)
     async def infrastructure_failed(request: Request, error: InfrastructureError) -> JSONResponse:
-        return JSONResponse(status_code=503, content={"detail": f"system error: {error}"})
-
-    @app.exception_handler(SQLAlchemyError)
-    async def database_failed(request: Request, error: SQLAlchemyError) -> JSONResponse:
-        message = str(error).splitlines()[0][:300]
-        return JSONResponse(status_code=503, content={"detail": f"database unavailable: {message}"})
+        detail = f"system error: {printable(str(error))}"
+        return JSONResponse(status_code=503, content={"detail": detail})
 
 
 def field_error(entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from judge_service.api.deps import AuthDep, StateDep
 from judge_service.api.errors import ERRORS, NOT_FOUND, UNAUTHORIZED
 from judge_service.api.jobs import resume_stale_jobs, start_job
 from judge_service.api.state import AppState
+from judge_service.exceptions import InvalidJobError, TooLarge
 from judge_service.schemas import (
     JobStatus,
     JudgeRequest,
@@ -103,9 +104,6 @@ async def submission_status(state: StateDep, job_id: str) -> JobStatus:
 def _check_batch(state: AppState, request: JudgeRequest) -> None:
     count = len(request.submissions)
     if count == 0:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, detail="no submissions")
+        raise InvalidJobError("no submissions")
     if count > state.settings.max_batch:
-        raise HTTPException(
-            status.HTTP_413_CONTENT_TOO_LARGE,
-            detail=f"{count} submissions; a batch holds at most {state.settings.max_batch}",
-        )
+        raise TooLarge(f"{count} submissions; a batch holds at most {state.settings.max_batch}")

@@ -1,4 +1,10 @@
-"""Engines, sessions and schema migration (Alembic, run programmatically)."""
+"""Engines, sessions and schema migration (Alembic, run programmatically).
+
+Driver errors leave the store as its own (:func:`store_errors`): ``StoreUnavailable`` when the
+database cannot be reached or dropped the connection, ``StoreError`` for any other failure of
+a read or a write. No SQLAlchemy exception escapes, so callers (the API's 503) need not know
+SQLAlchemy.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +18,16 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from judge_service.exceptions import StoreUnavailable
+from judge_service.exceptions import StoreError, StoreUnavailable
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_TIMEOUT_S = 30.0
+# Of a driver's reason, what a message keeps (psycopg's spans lines, with hints).
+_REASON_CHARS = 300
 
 
 def normalise_url(url: str | URL) -> URL:
@@ -68,18 +76,32 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 @contextmanager
-def session_scope(sessions: sessionmaker[Session]) -> Iterator[Session]:
-    """One transaction: committed on success, rolled back on error; a lost or unreachable
-    database raises ``StoreUnavailable``."""
+def store_errors() -> Iterator[None]:
+    """SQLAlchemy's errors as the store's: ``StoreUnavailable`` for a lost or unreachable
+    database, ``StoreError`` for any other; the message is the driver's reason."""
     try:
-        with sessions.begin() as session:
-            yield session
+        yield
     except (OperationalError, InterfaceError) as exc:
-        raise StoreUnavailable(f"database error: {exc.orig or exc}") from exc
+        raise StoreUnavailable(f"database unavailable: {_reason(exc)}") from exc
     except DBAPIError as exc:
         if exc.connection_invalidated:
-            raise StoreUnavailable(f"database connection lost: {exc.orig or exc}") from exc
-        raise
+            raise StoreUnavailable(f"database connection lost: {_reason(exc)}") from exc
+        raise StoreError(f"database error: {_reason(exc)}") from exc
+    except SQLAlchemyError as exc:
+        raise StoreError(f"database error: {_reason(exc)}") from exc
+
+
+def _reason(exc: SQLAlchemyError) -> str:
+    reason = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    return " ".join(str(reason).split())[:_REASON_CHARS]
+
+
+@contextmanager
+def session_scope(sessions: sessionmaker[Session]) -> Iterator[Session]:
+    """One transaction: committed on success, rolled back on error; a driver error raises
+    ``StoreError`` (``StoreUnavailable`` for a lost or unreachable database)."""
+    with store_errors(), sessions.begin() as session:
+        yield session
 
 
 def alembic_config(url: str | URL | None = None) -> Config:
@@ -98,7 +120,7 @@ def upgrade(url: str | URL | Engine, revision: str = "head") -> None:
     config = alembic_config()
     engine = url if isinstance(url, Engine) else create_engine_for(url)
     try:
-        with engine.begin() as connection:
+        with store_errors(), engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, revision)
     finally:
@@ -110,7 +132,7 @@ def current_revision(url: str | URL | Engine) -> str | None:
     """The revision the database is at (None for an unmigrated database)."""
     engine = url if isinstance(url, Engine) else create_engine_for(url)
     try:
-        with engine.connect() as connection:
+        with store_errors(), engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()
     finally:
         if not isinstance(url, Engine):

@@ -2,7 +2,8 @@
 
 Thread-safe: one engine (its pool is shared), and every call runs in its own short session and
 transaction. Values go in and come out as plain data (dicts, pydantic models); no ORM object
-escapes. Connection failures surface as ``StoreUnavailable``.
+escapes, and no SQLAlchemy exception: a driver error surfaces as ``StoreError``
+(``StoreUnavailable`` when the database cannot be reached or dropped the connection).
 """
 
 from __future__ import annotations
@@ -16,14 +17,18 @@ from typing import Any, cast
 
 from sqlalchemy import ColumnElement, CursorResult, Engine, select, text, update
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from judge_service.exceptions import StoreUnavailable
 from judge_service.schemas import Problem
 from judge_service.store import keys
 from judge_service.store._dialect import chunks, insert_ignore, unique
-from judge_service.store.db import create_engine_for, make_session_factory, session_scope, upgrade
+from judge_service.store.db import (
+    create_engine_for,
+    make_session_factory,
+    session_scope,
+    store_errors,
+    upgrade,
+)
 from judge_service.store.models import (
     JOB_STATUSES,
     BatchJobRow,
@@ -72,11 +77,8 @@ class Store:
     def ping(self) -> str:
         """The database that answered (its kind and server version); ``StoreUnavailable``
         unless one does."""
-        try:
-            with self.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-        except SQLAlchemyError as exc:
-            raise StoreUnavailable(f"database unreachable: {exc}") from exc
+        with store_errors(), self.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
         version = self.engine.dialect.server_version_info or ()
         return f"{self.engine.dialect.name} {'.'.join(str(part) for part in version)}".strip()
 

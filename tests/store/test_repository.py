@@ -8,11 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.exc import SQLAlchemyError
 
-from judge_service.exceptions import StoreUnavailable
+from judge_service.exceptions import StoreError, StoreUnavailable
 from judge_service.schemas import JobStatus, Problem, SubmissionResult
-from judge_service.store import Store, cache_key, code_hash, sanitize
+from judge_service.store import Store, cache_key, code_hash, sanitize, upgrade
 from judge_service.store.models import ResultCacheRow, SubmissionRow
 
 
@@ -366,6 +367,21 @@ def test_dead_database_raises_store_unavailable(url: str) -> None:
             dead.ping()
         with pytest.raises(StoreUnavailable):
             dead.get_job("x")
+
+
+def test_migrating_a_dead_database_raises_store_unavailable() -> None:
+    with pytest.raises(StoreUnavailable, match="Connection refused"):
+        upgrade("postgresql+psycopg://postgres@127.0.0.1:1/none")
+
+
+def test_a_driver_error_is_a_store_error_not_sqlalchemys(store: Store) -> None:
+    # A schema broken under the store (a table dropped by hand): each dialect's driver error,
+    # however SQLAlchemy classes it, leaves the store as a StoreError naming the table.
+    with store.engine.begin() as connection:
+        connection.execute(text("DROP TABLE result_cache"))
+    with pytest.raises(StoreError, match="result_cache") as raised:
+        store.get_cached(["k"])
+    assert isinstance(raised.value.__cause__, SQLAlchemyError)
 
 
 def test_stored_results_keep_the_load_and_truncation_flags(store: Store) -> None:

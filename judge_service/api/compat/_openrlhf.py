@@ -15,7 +15,6 @@ and the code is extracted from it as ``/v1/judge`` does.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -23,8 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from judge_service import client_json
 from judge_service.api.compat._languages import engine_language
 from judge_service.api.compat.schemas import RewardRequest, RewardResponse
-from judge_service.api.errors import TooLarge
-from judge_service.exceptions import InvalidJobError, SandboxError
+from judge_service.exceptions import BadRows, InvalidJobError, SandboxError, TooLarge
 from judge_service.sandbox.models import Verdict
 from judge_service.schemas import SubmissionResult
 
@@ -34,20 +32,6 @@ from judge_service.schemas import SubmissionResult
 _SPECIAL_TOKEN = re.compile(r"<\|[^<>|\s]*\|>|<｜[^<>｜\s]*｜>|</s>|<pad>|<eos>")
 
 LOG_NAMES = ("pass_rate", "accepted", "code_extracted", "r_format", "r_correctness", "r_time")
-
-
-class BadRows(ValueError):
-    """Rows whose label (or request shape) cannot be judged: ``[(row, reason)]``."""
-
-    def __init__(self, rows: Sequence[tuple[int | None, str]]) -> None:
-        super().__init__("; ".join(f"row {row}: {reason}" for row, reason in rows))
-        self.rows = list(rows)
-
-    def detail(self) -> dict[str, Any]:
-        return {
-            "message": "labels that cannot be judged; nothing was scored",
-            "rows": [{"index": row, "error": reason} for row, reason in self.rows],
-        }
 
 
 class _Label(BaseModel):

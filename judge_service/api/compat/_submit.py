@@ -23,8 +23,7 @@ from judge_service.api.compat.schemas import (
     StdioCase,
     SubmitRequest,
 )
-from judge_service.api.errors import TooLarge
-from judge_service.exceptions import InvalidJobError
+from judge_service.exceptions import InvalidJobError, TooLarge
 from judge_service.reward import extract_code
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import (

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
-from judge_service.api.compat._openrlhf import LOG_NAMES, BadRows, reward_response, submissions
+from judge_service.api.compat._openrlhf import LOG_NAMES, reward_response, submissions
 from judge_service.api.compat.schemas import RewardErrorOut, RewardRequest, RewardResponse
 from judge_service.api.deps import StateDep
+from judge_service.exceptions import TooLarge
 from judge_service.schemas import JudgeOptions
 
 router = APIRouter(tags=["compat: OpenRLHF"])
@@ -29,15 +30,9 @@ router = APIRouter(tags=["compat: OpenRLHF"])
 async def reward(state: StateDep, request: RewardRequest) -> RewardResponse:
     count = len(request.query)
     if count > state.settings.max_batch:
-        raise HTTPException(
-            413,
-            detail=f"{count} rows; a batch holds at most {state.settings.max_batch}",
-        )
-    try:
-        items = await asyncio.to_thread(submissions, request, state.settings.max_completion_chars)
-        if not items:
-            return RewardResponse(rewards=[], scores=[], extra_logs={n: [] for n in LOG_NAMES})
-        results = await state.service.judge(items, JudgeOptions())
-        return reward_response(results)
-    except BadRows as error:
-        raise HTTPException(422, detail=error.detail()) from error
+        raise TooLarge(f"{count} rows; a batch holds at most {state.settings.max_batch}")
+    items = await asyncio.to_thread(submissions, request, state.settings.max_completion_chars)
+    if not items:
+        return RewardResponse(rewards=[], scores=[], extra_logs={n: [] for n in LOG_NAMES})
+    results = await state.service.judge(items, JudgeOptions())
+    return reward_response(results)

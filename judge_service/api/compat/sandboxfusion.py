@@ -12,7 +12,7 @@ import asyncio
 import math
 import time
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from judge_service.api.compat._exec import exec_info, fetched_files, run_code_job
 from judge_service.api.compat._submit import eval_result, prepare
@@ -24,7 +24,7 @@ from judge_service.api.compat.schemas import (
     SubmitRequest,
 )
 from judge_service.api.deps import StateDep
-from judge_service.exceptions import InfrastructureError, InvalidJobError, SandboxError
+from judge_service.exceptions import InfrastructureError, SandboxError
 from judge_service.sandbox.models import Verdict
 
 router = APIRouter(tags=["compat: SandboxFusion"])
@@ -46,9 +46,7 @@ async def run_code(state: StateDep, request: RunCodeRequest) -> RunCodeResponse:
             answer_by=_client_gives_up_at(request),
         )
         [result] = await state.service.run_jobs([job])
-    except InvalidJobError as error:
-        raise HTTPException(422, detail=str(error)) from error
-    except InfrastructureError as error:
+    except InfrastructureError as error:  # SandboxFusion's contract: a status, not an HTTP error
         return RunCodeResponse(status=RunStatus.SANDBOX_ERROR, message=f"system error: {error}")
     response = exec_info(job.language, result, result.tests[0] if result.tests else None)
     if response.status is not RunStatus.SANDBOX_ERROR:
@@ -65,13 +63,10 @@ def _client_gives_up_at(request: RunCodeRequest) -> float | None:
 
 @router.post("/submit", summary="SandboxFusion: judge a completion on an inline problem")
 async def submit(state: StateDep, request: SubmitRequest) -> EvalResult:
-    try:
-        read = await asyncio.to_thread(prepare, request, state.settings)
-        if read.job is None:
-            return eval_result(request, read.language, None, read.cases, None)
-        [result] = await state.service.run_jobs([read.job])
-    except InvalidJobError as error:
-        raise HTTPException(422, detail=str(error)) from error
+    read = await asyncio.to_thread(prepare, request, state.settings)
+    if read.job is None:
+        return eval_result(request, read.language, None, read.cases, None)
+    [result] = await state.service.run_jobs([read.job])
     if result.verdict is Verdict.SE or result.system_error:
         raise SandboxError(result.system_error or "the judge failed")  # HTTP 503, never a 0
     return eval_result(request, read.language, read.code, read.cases, result)
