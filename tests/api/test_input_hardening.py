@@ -12,7 +12,7 @@ import base64
 import gc
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,25 @@ SUM = {
 PY_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 SPECIAL_TOKEN_BOMB = "x" + "<|a|> " * 12000 + "y"
 THINK_BOMB = "<think>" * 12000
+# Hostile inputs as functions of a scale: a linear pass takes about 4x as long on 4x the input,
+# a quadratic one 16x. Ratios, not seconds, so that a busy host fails nothing.
+SCALE = 4
+MAX_GROWTH = 9.0
+
+
+def _grows_linearly(make: Callable[[int], Any], run: Callable[[Any], object]) -> None:
+    def best_of_three(size: int) -> float:
+        data = make(size)
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            run(data)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small, large = best_of_three(1), best_of_three(SCALE)
+    # A floor for the small run: below a millisecond the ratio is timer noise.
+    assert large <= MAX_GROWTH * max(small, 1e-3), (small, large)
 
 
 def _settings(tmp_path: Path, **fields: Any) -> Settings:
@@ -89,53 +108,63 @@ def _destroyed(client: TestClient) -> int:
 
 
 # ---- item 6: quadratic regexes ---------------------------------------------------------------
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     "completion",
     [
-        pytest.param(THINK_BOMB, id="think-opens"),
-        pytest.param("<think " * 12000, id="think-open-without-end"),
-        pytest.param("<think>" * 100_000 + "</think>" * 100_000, id="think-nested"),
-        pytest.param("```\n" * 200_000, id="unclosed-fences"),
-        pytest.param("````python\n```\n" * 50_000, id="nested-fences"),
-        pytest.param("```" + "`" * 500_000 + "x\n" + " " * 500_000, id="long-fence-line"),
+        pytest.param(lambda k: "<think>" * 3000 * k, id="think-opens"),
+        pytest.param(lambda k: "<think " * 3000 * k, id="think-open-without-end"),
+        pytest.param(lambda k: "<think>" * 25_000 * k + "</think>" * 25_000 * k, id="think-nested"),
+        pytest.param(lambda k: "```\n" * 50_000 * k, id="unclosed-fences"),
+        pytest.param(lambda k: "````python\n```\n" * 12_500 * k, id="nested-fences"),
+        pytest.param(
+            lambda k: "```" + "`" * 125_000 * k + "x\n" + " " * 125_000 * k, id="long-fence-line"
+        ),
     ],
 )
-def test_code_extraction_is_linear_on_hostile_completions(completion: str) -> None:
-    started = time.perf_counter()
-    for extraction in ("last_block", "whole"):
-        extract_code(completion, "python", RewardConfig(extraction=extraction))
-    assert time.perf_counter() - started < 1.0
+def test_code_extraction_is_linear_on_hostile_completions(completion: Callable[[int], str]) -> None:
+    def extract(text: str) -> None:
+        for extraction in ("last_block", "whole"):
+            extract_code(text, "python", RewardConfig(extraction=extraction))
+
+    _grows_linearly(completion, extract)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("query", "prompt"),
     [
-        pytest.param(SPECIAL_TOKEN_BOMB, "", id="special-tokens"),
-        pytest.param("a" + "<｜x｜>" * 50_000 + "b" + " " * 200_000, "", id="fullwidth-tokens"),
-        pytest.param("q" * 200_000 + "</s>" * 50_000, "q" * 100_000 + "x", id="prompt-not-found"),
+        pytest.param(lambda k: "x" + "<|a|> " * 3000 * k + "y", lambda k: "", id="special-tokens"),
+        pytest.param(
+            lambda k: "a" + "<｜x｜>" * 12_500 * k + "b" + " " * 50_000 * k,
+            lambda k: "",
+            id="fullwidth-tokens",
+        ),
+        pytest.param(
+            lambda k: "q" * 50_000 * k + "</s>" * 12_500 * k,
+            lambda k: "q" * 25_000 * k + "x",
+            id="prompt-not-found",
+        ),
     ],
 )
-def test_prompt_stripping_is_linear(query: str, prompt: str) -> None:
-    started = time.perf_counter()
-    completion_of(query, prompt)
-    assert time.perf_counter() - started < 1.0
+def test_prompt_stripping_is_linear(
+    query: Callable[[int], str], prompt: Callable[[int], str]
+) -> None:
+    _grows_linearly(lambda k: (query(k), prompt(k)), lambda pair: completion_of(*pair))
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     "code",
     [
-        pytest.param("class " + "a" * 200_000, id="one-long-declaration"),
-        pytest.param("xclass a {" * 50_000, id="bodies-without-class-keyword"),
-        pytest.param("class a " * 50_000 + "{", id="declarations-sharing-a-brace"),
+        pytest.param(lambda k: "class " + "a" * 50_000 * k, id="one-long-declaration"),
+        pytest.param(lambda k: "xclass a {" * 12_500 * k, id="bodies-without-class-keyword"),
+        pytest.param(lambda k: "class a " * 12_500 * k + "{", id="declarations-sharing-a-brace"),
     ],
 )
-def test_java_class_name_is_linear(code: str) -> None:
-    started = time.perf_counter()
-    assert java_class_name(code) == "Main"
-    assert time.perf_counter() - started < 1.0
+def test_java_class_name_is_linear(code: Callable[[int], str]) -> None:
+    assert java_class_name(code(1)) == "Main"
+    _grows_linearly(code, java_class_name)
 
 
 def test_prompt_stripping_still_drops_trailing_special_tokens() -> None:
@@ -156,7 +185,7 @@ def server(tmp_path: Path) -> Iterator[ApiServer]:
 
 
 @pytest.mark.timeout(120)
-def test_health_answers_within_100_ms_while_regex_bombs_are_in_flight(server: ApiServer) -> None:
+def test_health_is_not_stalled_while_regex_bombs_are_in_flight(server: ApiServer) -> None:
     bombs = [
         # An unknown problem: the prompt is stripped all the same, and nothing runs.
         ("/openrlhf/reward", {"query": [SPECIAL_TOKEN_BOMB], "labels": ["no-such-problem"]}),
@@ -200,7 +229,9 @@ def test_health_answers_within_100_ms_while_regex_bombs_are_in_flight(server: Ap
             gc.unfreeze()
     assert all(status < 500 for status, _ in answers), answers
     assert max(seconds for _, seconds in answers) < 5, answers
-    assert max(latencies) < 0.1, sorted(latencies)[-5:]
+    # A bomb parsed on the event loop stalled it for seconds; a busy host adds tens of ms. The
+    # bound tells the two apart without measuring the service's speed.
+    assert max(latencies) < 1.0, sorted(latencies)[-5:]
 
 
 def test_an_optimal_complexity_longer_than_a_class_name_is_422(client: TestClient) -> None:
