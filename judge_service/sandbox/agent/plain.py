@@ -22,6 +22,9 @@ from contextlib import contextmanager
 from typing import Any
 
 MAX_DEPTH = 1000
+# A message this short nests at most this deep (two bytes a level), well within this limit.
+SHALLOW_BYTES = 400
+SHALLOW_LIMIT = 1000
 _TAGS = ("tuple", "set", "frozenset", "dict", "bytes")
 
 
@@ -74,7 +77,7 @@ def to_wire(value: Any, depth: int = 0) -> Any:
 
 def encode(value: Any) -> bytes:
     """The wire form of ``value``; :class:`NotPlainData` when it is not plain data."""
-    return json.dumps(to_wire(value), allow_nan=True, separators=(",", ":")).encode()
+    return _ENCODER.encode(to_wire(value)).encode()
 
 
 def to_plain(value: Any) -> Any:
@@ -87,6 +90,9 @@ def decode(data: bytes, max_bytes: int = 64 << 20) -> Any:
     if len(data) > max_bytes:
         raise DecodeError(f"message of {len(data)} bytes exceeds {max_bytes}")
     try:
+        if len(data) <= SHALLOW_BYTES and sys.getrecursionlimit() >= SHALLOW_LIMIT:
+            # Fewer bytes than the recursion limit has room for levels: no guard needed.
+            return _DECODER.decode(data.decode() if isinstance(data, bytes) else data)
         return loads_bounded(data, object_pairs_hook=_untag)
     except DecodeError:
         raise
@@ -124,6 +130,10 @@ def _current_depth() -> int:
     return depth
 
 
+# json.dumps and json.loads build an encoder or decoder per call when given options.
+_ENCODER = json.JSONEncoder(allow_nan=True, separators=(",", ":"))
+
+
 def _untag(pairs: list[tuple[str, Any]]) -> Any:
     if len(pairs) != 1 or pairs[0][0] not in _TAGS:
         raise DecodeError("a JSON object that is not a tagged container")
@@ -141,3 +151,6 @@ def _untag(pairs: list[tuple[str, Any]]) -> Any:
             raise DecodeError("dict must hold [key, value] pairs")
         return {key: item for key, item in items}
     return frozenset(items) if tag == "frozenset" else set(items)
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_untag)
