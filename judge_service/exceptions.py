@@ -12,21 +12,37 @@ JudgeError
         ├── SandboxCrashed      the sandbox or its agent died or broke the protocol mid-job
         ├── SandboxTimeout      the agent did not answer within the job's deadline
         └── ImageBuildError     building a sandbox image (or its base) failed
+
+The engine raises the root, InvalidJobError and the sandbox errors, so they are defined in
+:mod:`judge_service.sandbox.errors` (the engine imports nothing of the service) and are the
+same classes here.
 """
 
 from __future__ import annotations
 
+from judge_service.sandbox.errors import (
+    ImageBuildError,
+    InfrastructureError,
+    InvalidJobError,
+    JudgeError,
+    SandboxCrashed,
+    SandboxError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
 
-class JudgeError(Exception):
-    """Base of every error the judge raises."""
-
-
-class InvalidJobError(JudgeError, ValueError):
-    """The job cannot be judged as given; the message says what to change."""
-
-
-class InfrastructureError(JudgeError):
-    """Something the judge depends on failed; the submission was not judged."""
+__all__ = [
+    "BrokerUnavailable",
+    "ImageBuildError",
+    "InfrastructureError",
+    "InvalidJobError",
+    "JudgeError",
+    "SandboxCrashed",
+    "SandboxError",
+    "SandboxTimeout",
+    "SandboxUnavailable",
+    "StoreUnavailable",
+]
 
 
 class BrokerUnavailable(InfrastructureError):
@@ -34,24 +50,4 @@ class BrokerUnavailable(InfrastructureError):
 
 
 class StoreUnavailable(InfrastructureError):
-    pass
-
-
-class SandboxError(InfrastructureError):
-    """The sandbox infrastructure failed; report a system error, never a verdict."""
-
-
-class SandboxUnavailable(SandboxError):
-    pass
-
-
-class SandboxCrashed(SandboxError):
-    pass
-
-
-class SandboxTimeout(SandboxError):
-    pass
-
-
-class ImageBuildError(SandboxError):
     pass

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import posixpath
 from typing import Any
 
-from judge_service.exceptions import InvalidJobError
 from judge_service.sandbox.cache import Artifact, CompiledProgram
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
 from judge_service.sandbox.models import (
     CheckerKind,
@@ -18,7 +17,6 @@ from judge_service.sandbox.models import (
     TestResult,
     Verdict,
 )
-from judge_service.settings import Settings
 
 # A checker that crashes must read as a failed checker (exit 3), not as "wrong answer" (exit 1,
 # which is also what an uncaught Python exception exits with).
@@ -50,86 +48,11 @@ CHECKER_LIMITS = {
     "output_bytes": 1 << 16,
     "report_bytes": 4096,
 }
-MAX_FILES_BYTES = 32 << 20
 COMPILE_WALL_FACTOR = 4
-# Room for the agent, the zygote and captured output above a test's own memory limit.
-SANDBOX_OVERHEAD_MB = 192
-
-
-def validate(job: Job, settings: Settings) -> LanguageSpec:
-    """Reject what cannot be judged, before anything runs; return the language's spec."""
-    spec = LANGUAGES.get(job.language)
-    if spec is None:
-        raise InvalidJobError(
-            f"unknown language {job.language!r}; choose one of {', '.join(LANGUAGES)}"
-        )
-    if not job.code.strip():
-        raise InvalidJobError("code is empty")
-    size = len(job.code.encode())
-    if size > settings.max_source_bytes:
-        raise InvalidJobError(f"code is {size} bytes; the limit is {settings.max_source_bytes}")
-    if len(job.tests) > settings.max_tests:
-        raise InvalidJobError(f"{len(job.tests)} tests; the limit is {settings.max_tests}")
-    if job.mode not in spec.modes:
-        supported = sorted(name for name, s in LANGUAGES.items() if job.mode in s.modes)
-        raise InvalidJobError(f"{job.mode.value} mode is supported for {', '.join(supported)}")
-    _validate_tests(job)
-    _validate_limits(job, spec, settings)
-    for name in [*job.files, *job.fetch_files]:
-        if _unsafe(name):
-            raise InvalidJobError(f"file name {name!r} must be a relative path inside /work")
-    if sum(len(content) for content in job.files.values()) > MAX_FILES_BYTES:
-        raise InvalidJobError(f"files exceed {MAX_FILES_BYTES} bytes")
-    return spec
-
-
-def _validate_tests(job: Job) -> None:
-    if job.mode is not TestMode.STDIN and not job.entry_point:
-        raise InvalidJobError(f"{job.mode.value} mode needs an entry_point")
-    for index, test in enumerate(job.tests):
-        where = f"test {index}"
-        if job.mode is TestMode.STDIN and test.output is None:
-            raise InvalidJobError(f"{where} has no expected 'output'")
-        if job.mode is TestMode.FUNCTION and (test.args is None or not test.has_expected()):
-            raise InvalidJobError(f"{where} needs 'args' and 'expected' in function mode")
-        if job.mode is TestMode.ASSERT and not (test.code and test.code.strip()):
-            raise InvalidJobError(f"{where} needs the test 'code' in assert mode")
-
-
-def _validate_limits(job: Job, spec: LanguageSpec, settings: Settings) -> None:
-    limits = job.limits
-    if limits.time_limit_ms > settings.max_time_limit_ms:
-        raise InvalidJobError(
-            f"time_limit_ms {limits.time_limit_ms} exceeds the maximum {settings.max_time_limit_ms}"
-        )
-    if limits.wall_ms < limits.time_limit_ms:
-        raise InvalidJobError("wall_time_limit_ms must be at least time_limit_ms")
-    if limits.wall_ms > 4 * settings.max_time_limit_ms:
-        raise InvalidJobError(f"wall_time_limit_ms exceeds {4 * settings.max_time_limit_ms}")
-    ceiling = min(
-        settings.max_memory_limit_mb,
-        settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB - spec.rss_allowance_mb,
-    )
-    if limits.memory_limit_mb > ceiling:
-        raise InvalidJobError(
-            f"memory_limit_mb {limits.memory_limit_mb} exceeds the maximum {ceiling}"
-        )
-    if limits.output_limit_kb > settings.max_output_limit_kb:
-        raise InvalidJobError(
-            f"output_limit_kb {limits.output_limit_kb} exceeds the maximum "
-            f"{settings.max_output_limit_kb}"
-        )
-    if limits.compile_memory_limit_mb > settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB:
-        raise InvalidJobError("compile_memory_limit_mb exceeds the sandbox's memory")
-
-
-def _unsafe(name: str) -> bool:
-    normal = posixpath.normpath(name)
-    return not name or name.startswith("/") or normal == "." or normal.startswith("..")
 
 
 def agent_header(
-    job: Job, spec: LanguageSpec, settings: Settings, cached: CompiledProgram | None
+    job: Job, spec: LanguageSpec, settings: SandboxConfig, cached: CompiledProgram | None
 ) -> tuple[dict[str, Any], bytes]:
     limits = job.limits
     memory_mb = limits.memory_limit_mb
@@ -171,7 +94,7 @@ def agent_header(
     return header, b"".join(f.content for f in files)
 
 
-def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, Any]:
+def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> dict[str, Any]:
     """How the agent compiles ``job``: all of it is part of the compile-cache key."""
     limits = job.limits
     return {
@@ -190,7 +113,7 @@ def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, 
     }
 
 
-def job_budget_ms(job: Job, settings: Settings) -> int:
+def job_budget_ms(job: Job, settings: SandboxConfig) -> int:
     """How long the job's tests may hold the sandbox, all together: a few times what their
     CPU limits allow (a sleeper costs no CPU but holds a sandbox), never past the cap."""
     allowed = settings.job_budget_factor * job.limits.time_limit_ms * len(job.tests) + 5000

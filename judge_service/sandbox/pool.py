@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 import docker
 import docker.errors
 
-from judge_service.exceptions import SandboxCrashed, SandboxError, SandboxUnavailable
 from judge_service.sandbox import _jobs, _rejudge
 from judge_service.sandbox.cache import CompileCache, compile_key
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
-from judge_service.settings import Settings, get_settings
+from judge_service.sandbox.validation import validate_job
 
 
 @dataclass
@@ -51,11 +52,11 @@ class SandboxPool:
 
     def __init__(
         self,
-        settings: Settings | None = None,
+        settings: SandboxConfig | None = None,
         client: docker.DockerClient | None = None,
         sandbox_factory: Callable[[str], Sandbox] | None = None,
     ) -> None:
-        self.settings = settings or get_settings()
+        self.settings = settings or SandboxConfig()
         self.cache = CompileCache(self.settings.compile_cache_mb << 20)
         self.stats = PoolStats()
         self._client = client
@@ -93,7 +94,7 @@ class SandboxPool:
 
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
         started = time.monotonic()
-        spec = _jobs.validate(job, self.settings)
+        spec = validate_job(job, self.settings)
         key = (
             compile_key(
                 self._image_id(job.language),

@@ -19,10 +19,10 @@ from typing import Any
 import docker
 import docker.errors
 
-from judge_service.exceptions import SandboxCrashed, SandboxTimeout, SandboxUnavailable
 from judge_service.sandbox import _bundle
-from judge_service.sandbox._jobs import SANDBOX_OVERHEAD_MB
-from judge_service.settings import Settings
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxCrashed, SandboxTimeout, SandboxUnavailable
+from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB
 
 FRAME_HEADER = struct.Struct(">II")
 DOCKER_STREAM_HEADER = struct.Struct(">BxxxI")
@@ -42,7 +42,7 @@ class Sandbox:
     """A started container plus its agent; use :meth:`request` from one thread at a time."""
 
     def __init__(
-        self, client: docker.DockerClient, language: str, image_id: str, settings: Settings
+        self, client: docker.DockerClient, language: str, image_id: str, settings: SandboxConfig
     ) -> None:
         self.language = language
         self.jobs_run = 0
@@ -172,7 +172,7 @@ class Sandbox:
                 self._stderr.append(payload)
 
 
-def ipc_sysctls(settings: Settings) -> dict[str, str]:
+def ipc_sysctls(settings: SandboxConfig) -> dict[str, str]:
     """Limits of the sandbox's own IPC namespace (docker sets them in a private one)."""
     largest_mb = min(settings.max_memory_limit_mb, settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB)
     page = os.sysconf("SC_PAGE_SIZE")

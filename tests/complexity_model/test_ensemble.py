@@ -9,7 +9,7 @@ import pytest
 from complexity_model.ensemble import EnsembleComplexityJudge
 from complexity_model.ladder import ComplexityEstimate
 from complexity_model.static import StaticComplexityJudge
-from judge_service.exceptions import InfrastructureError, SandboxCrashed
+from judge_service.sandbox.errors import InfrastructureError, SandboxCrashed
 from judge_service.schemas import Problem
 
 LINEAR = "n = int(input())\nfor i in range(n):\n    print(i)\n"
