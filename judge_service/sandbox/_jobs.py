@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
+from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import Artifact, CompiledProgram
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
@@ -13,6 +14,7 @@ from judge_service.sandbox.models import (
     FetchedFile,
     Job,
     JobResult,
+    TestCase,
     TestMode,
     TestResult,
     Verdict,
@@ -41,7 +43,7 @@ CHECKER_ARGV = [
     "/dev/fd/5",
     "/dev/fd/6",
 ]
-CHECKER_LIMITS = {
+CHECKER_LIMITS: wire.Limits = {
     "cpu_ms": 10000,
     "wall_ms": 20000,
     "memory_kb": 512 * 1024,
@@ -53,12 +55,12 @@ COMPILE_WALL_FACTOR = 4
 
 def agent_header(
     job: Job, spec: LanguageSpec, settings: SandboxConfig, cached: CompiledProgram | None
-) -> tuple[dict[str, Any], bytes]:
+) -> tuple[wire.JobFrame, bytes]:
     limits = job.limits
     memory_mb = limits.memory_limit_mb
     source_name = spec.source_file(job.code)
     files = [Artifact(name, 0o644, content) for name, content in job.files.items()]
-    header: dict[str, Any] = {
+    header: wire.JobFrame = {
         "op": "job",
         "mode": job.mode.value,
         "entry_point": job.entry_point,
@@ -81,9 +83,10 @@ def agent_header(
             "stack_bytes": stack_limit_bytes(memory_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
-        "tests": [test.model_dump(exclude_none=True) for test in job.tests],
+        "tests": [_test_spec(test) for test in job.tests],
         "budget_ms": job_budget_ms(job, settings),
         "checker": _checker(job),
+        "blob_files": [],
     }
     if spec.compiled and cached is None:
         header["compile"] = compile_spec(job, spec, settings)
@@ -94,7 +97,7 @@ def agent_header(
     return header, b"".join(f.content for f in files)
 
 
-def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> dict[str, Any]:
+def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.CompileSpec:
     """How the agent compiles ``job``: all of it is part of the compile-cache key."""
     limits = job.limits
     return {
@@ -139,20 +142,23 @@ def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:
     return [*harness, job.mode.value, "/work/" + spec.source_name, job.entry_point or ""]
 
 
-def _checker(job: Job) -> dict[str, Any]:
+def _test_spec(test: TestCase) -> wire.TestSpec:
+    # TestCase's fields are TestSpec's; the unset ones stay off the wire.
+    return cast(wire.TestSpec, test.model_dump(exclude_none=True))
+
+
+def _checker(job: Job) -> wire.CheckerSpec:
     checker = job.checker
-    described: dict[str, Any] = {
+    described: wire.CheckerSpec = {
         "kind": checker.kind.value,
         "abs_tol": checker.abs_tol,
         "rel_tol": checker.rel_tol,
     }
     if checker.kind is CheckerKind.CUSTOM:
-        described.update(
-            source=checker.code,
-            argv=CHECKER_ARGV,
-            limits=CHECKER_LIMITS,
-            env=LANGUAGES["python"].environment(),
-        )
+        described["source"] = checker.code or ""  # a custom checker's model requires its code
+        described["argv"] = CHECKER_ARGV
+        described["limits"] = CHECKER_LIMITS
+        described["env"] = LANGUAGES["python"].environment()
     return described
 
 
@@ -174,7 +180,7 @@ def deadline_seconds(job: Job, compiling: bool) -> float:
     return 15.0 + compile_s + per_test * len(job.tests)
 
 
-def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | None:
+def compiled_program(reply: wire.ResultFrame, blob: bytes) -> CompiledProgram | None:
     """The cacheable outcome of a compilation the agent ran, if it ran one."""
     compiled = reply.get("compile")
     if compiled is None or "exit_code" not in compiled:
@@ -195,15 +201,16 @@ def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | No
 
 
 def job_result(
-    job: Job, reply: dict[str, Any], blob: bytes, cached: CompiledProgram | None
+    job: Job, reply: wire.ResultFrame | None, blob: bytes, cached: CompiledProgram | None
 ) -> JobResult:
+    """The job's result from the agent's ``reply``; None when nothing ran (``cached`` is a
+    failed compilation)."""
     total = len(job.tests)
     if cached is not None:
         compile_result: CompileResult | None = CompileResult(
             ok=cached.ok, output=cached.output, time_ms=cached.time_ms, cached=True
         )
-    elif reply.get("compile") is not None:
-        compiled = reply["compile"]
+    elif reply is not None and (compiled := reply.get("compile")) is not None:
         compile_result = CompileResult(
             ok=compiled["ok"],
             output=compiled["output"],
@@ -212,6 +219,8 @@ def job_result(
         )
     else:
         compile_result = None
+    if reply is None:
+        return summarise(total, [], compile_result, [])
     tests = [TestResult.model_validate(test) for test in reply.get("tests", [])]
     return summarise(total, tests, compile_result, _fetched(reply, blob))
 
@@ -244,7 +253,7 @@ def summarise(
     )
 
 
-def _fetched(reply: dict[str, Any], blob: bytes) -> list[FetchedFile]:
+def _fetched(reply: wire.ResultFrame, blob: bytes) -> list[FetchedFile]:
     files = []
     offset = reply.get("fetched_offset", 0)
     for entry in reply.get("fetched", []):

@@ -17,6 +17,7 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _jobs, _rejudge
+from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
@@ -108,7 +109,7 @@ class SandboxPool:
         )
         cached = self.cache.get(key) if key else None
         if cached is not None and not cached.ok:
-            result = _jobs.job_result(job, {"tests": []}, b"", cached)
+            result = _jobs.job_result(job, None, b"", cached)
         else:
             header, blob = _jobs.agent_header(job, spec, self.settings, cached)
             compiling = cached is None and spec.compiled
@@ -183,11 +184,11 @@ class SandboxPool:
     def _run(
         self,
         job: Job,
-        header: dict[str, object],
+        header: wire.JobFrame,
         blob: bytes,
         compiling: bool,
         answer_by: float | None,
-    ) -> tuple[dict[str, object], bytes]:
+    ) -> tuple[wire.ResultFrame, bytes]:
         pool = self._pool(job.language)
         # Waiting for a sandbox past this point would answer after the caller gave up.
         wait_until = (
@@ -199,9 +200,11 @@ class SandboxPool:
             reply, reply_blob = sandbox.request(
                 header, blob, timeout=_jobs.deadline_seconds(job, compiling)
             )
-            if reply.get("op") == "error":
-                raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")
-            healthy = not reply.get("reset_error")
+            if reply["op"] == "error":
+                raise SandboxCrashed(f"sandbox agent failed: {reply['message']}")
+            if reply["op"] != "result":
+                raise SandboxCrashed(f"sandbox agent answered a job with {reply['op']!r}")
+            healthy = not reply["reset_error"]
             sandbox.jobs_run += 1
             return reply, reply_blob
         finally:
