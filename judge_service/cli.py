@@ -98,6 +98,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
 ) -> None:
     """Start the API (with an in-process worker when no broker is configured)."""
+    # Each long-running command loads only its own stack: the API's here, Celery's in worker.
     import uvicorn
 
     from judge_service.api import create_app
@@ -114,7 +115,7 @@ def worker(
     concurrency: Annotated[int | None, typer.Option(help="Chunks judged at once.")] = None,
 ) -> None:
     """Start a Celery worker that owns this machine's sandbox pools (needs JUDGE_BROKER_URL)."""
-    from judge_service.worker.celery_app import run_worker
+    from judge_service.worker.celery_app import run_worker  # not the API's stack (see serve)
 
     run_worker(get_settings(), name, concurrency)
 
