@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import cast
 
 import docker
 import docker.errors
@@ -200,13 +201,15 @@ class SandboxPool:
             reply, reply_blob = sandbox.request(
                 header, blob, timeout=_jobs.deadline_seconds(job, compiling)
             )
-            if reply["op"] == "error":
-                raise SandboxCrashed(f"sandbox agent failed: {reply['message']}")
-            if reply["op"] != "result":
-                raise SandboxCrashed(f"sandbox agent answered a job with {reply['op']!r}")
-            healthy = not reply["reset_error"]
+            # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
+            if reply.get("op") == "error":
+                raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")
+            if reply.get("op") != "result":
+                raise SandboxCrashed(f"sandbox agent answered a job with {reply.get('op')!r}")
+            result = cast(wire.ResultFrame, reply)  # its op is "result"
+            healthy = not result.get("reset_error")
             sandbox.jobs_run += 1
-            return reply, reply_blob
+            return result, reply_blob
         finally:
             self._release(pool, sandbox, healthy)
 

@@ -96,7 +96,7 @@ class Sandbox:
         except Exception:
             self.close()
             raise
-        if ready["op"] != "ready":
+        if ready.get("op") != "ready":
             self.close()
             raise SandboxCrashed(f"{language} sandbox agent did not start: {ready}")
         self.id: str = self._container.id or ""

@@ -16,6 +16,7 @@ from judge_service.sandbox import _bundle, _jobs
 from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import Artifact, CompiledProgram
 from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxCrashed
 from judge_service.sandbox.models import Job, Limits, Verdict
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.sandbox.sandbox import Sandbox
@@ -161,3 +162,36 @@ def test_the_agent_answers_with_frames_of_the_declared_shape(
         ["main", "missing.txt"]
     ]
     assert "error" in fetched[0][1] and "size" in fetched[0][0]
+
+
+class _Answering:
+    """A sandbox whose agent answers every job with ``reply``."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        self.reply = reply
+        self.jobs_run = 0
+        self.closed = False
+
+    def request(self, header: Any, blob: bytes = b"", *, timeout: float) -> tuple[Any, bytes]:
+        return self.reply, b""
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [{"op": "error", "message": "boom"}, {"op": "pong", "nonce": None}, {"tests": []}],
+    ids=["error", "another-frame", "no-op"],
+)
+def test_an_agent_that_breaks_the_protocol_is_a_crashed_sandbox(reply: dict[str, Any]) -> None:
+    sandboxes: list[_Answering] = []
+
+    def start(language: str) -> Any:
+        sandboxes.append(_Answering(reply))
+        return sandboxes[-1]
+
+    pool = SandboxPool(SandboxConfig(sandboxes_per_language=1), sandbox_factory=start)
+    with pytest.raises(SandboxCrashed, match="sandbox agent"):
+        pool.judge(JOBS[0])
+    assert sandboxes[0].closed  # never handed to another job
