@@ -28,8 +28,8 @@ from complexity_model.empirical import EmpiricalComplexityJudge
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from complexity_model.ladder import LADDER
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
 
 
 def main() -> None:
@@ -55,7 +55,7 @@ def main() -> None:
     reference_seconds: list[float] = []
     first_seconds: list[float] = []
     like_reference = 0
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         pool.warm(["python", "cpp"])
         judge = (
             EmpiricalComplexityJudge(pool, max_n=args.max_n)

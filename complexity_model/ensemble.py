@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from complexity_model.ladder import UNKNOWN, ComplexityEstimate
-
-if TYPE_CHECKING:
-    from judge_service.schemas import Problem
+from complexity_model.problem import ComplexityProblem
+from judge_service.sandbox.errors import SandboxError
 
 __all__ = ["Backend", "EnsembleComplexityJudge"]
 
@@ -30,7 +29,7 @@ class Backend(Protocol):
     method: str
 
     def estimate(
-        self, code: str, language: str, problem: Problem | None = None
+        self, code: str, language: str, problem: ComplexityProblem | None = None
     ) -> ComplexityEstimate: ...
 
 
@@ -47,7 +46,7 @@ class EnsembleComplexityJudge:
     _served_down_until: float = field(default=0.0, init=False, repr=False)
 
     def estimate(
-        self, code: str, language: str, problem: Problem | None = None
+        self, code: str, language: str, problem: ComplexityProblem | None = None
     ) -> ComplexityEstimate:
         order: list[Backend] = []
         if self.empirical is not None and problem is not None and problem.input_generator:
@@ -95,7 +94,7 @@ class EnsembleComplexityJudge:
 
 
 def _run(
-    backend: Backend, code: str, language: str, problem: Problem | None
+    backend: Backend, code: str, language: str, problem: ComplexityProblem | None
 ) -> tuple[ComplexityEstimate | None, dict[str, Any]]:
     """One backend's estimate and its signal; a failure is a signal too, never a guess.
 
@@ -103,8 +102,6 @@ def _run(
     decides). Sandbox failures while the empirical backend runs programs go through: the
     sandbox cannot judge this submission at all, which is a system error.
     """
-    from judge_service.exceptions import SandboxError
-
     started = time.perf_counter()
     try:
         estimate = backend.estimate(code, language, problem)

@@ -11,7 +11,6 @@ matrix and the time per program; ``--json PATH`` writes the same numbers.
 
 from __future__ import annotations
 
-import importlib
 import json
 import statistics
 import time
@@ -22,8 +21,10 @@ from typing import Annotated, Any
 
 import typer
 
-from complexity_model._metrics import format_report, score
+from complexity_model._metrics import ClassScores, Report, format_report, score
 from complexity_model.ladder import ComplexityEstimate, normalise_class
+from complexity_model.served import ServedModelJudge
+from complexity_model.static import StaticComplexityJudge
 
 DEFAULT_DATA = (
     Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "codecomplex_dev.jsonl"
@@ -59,8 +60,6 @@ def _predict(
     """Estimates and per-program seconds (a batched backend reports its mean for each)."""
     items = [(str(row["code"]), str(row["language"])) for row in rows]
     if backend == "static":
-        from complexity_model.static import StaticComplexityJudge
-
         judge = StaticComplexityJudge()
         estimates, seconds = [], []
         for row, (code, language) in zip(rows, items, strict=True):
@@ -71,9 +70,7 @@ def _predict(
         return estimates, seconds
     if not base_url or not model:
         raise typer.BadParameter("--backend served needs --base-url and --model")
-    # Imported here so that the static path works where the served backend is absent.
-    served_module = importlib.import_module("complexity_model.served")
-    served = served_module.ServedModelJudge(base_url=base_url, model=model)
+    served = ServedModelJudge(base_url=base_url, model=model)
     start = time.perf_counter()
     estimates = list(served.estimate_many(items))
     mean = (time.perf_counter() - start) / max(len(items), 1)
@@ -115,8 +112,6 @@ def _truth(row: dict[str, Any]) -> str:
 
 
 def format_results(results: dict[str, Any]) -> str:
-    from complexity_model._metrics import ClassScores, Report
-
     blocks = []
     for language, numbers in results["languages"].items():
         report = Report(

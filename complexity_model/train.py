@@ -24,6 +24,9 @@ from typing import Annotated, Any
 
 import typer
 
+from complexity_model.served._features import collate, encode_example, load_examples
+from complexity_model.served._generate import load_local
+
 __all__ = ["TrainConfig", "TrainSummary", "train", "train_command"]
 
 
@@ -61,7 +64,7 @@ class TrainSummary:
 
 
 def _device_and_dtype(config: TrainConfig) -> tuple[str, Any]:
-    import torch
+    import torch  # the optional [model] extra: only training imports it
 
     device = config.device
     if device == "auto":
@@ -76,7 +79,7 @@ def _device_and_dtype(config: TrainConfig) -> tuple[str, Any]:
 
 
 def _with_lora(model: Any, config: TrainConfig) -> Any:
-    from peft import LoraConfig, get_peft_model
+    from peft import LoraConfig, get_peft_model  # the optional [model] extra
 
     lora = LoraConfig(
         task_type="CAUSAL_LM",
@@ -99,10 +102,7 @@ def _schedule(total: int, warmup: int) -> Callable[[int], float]:
 
 def train(config: TrainConfig, log: Callable[[str], None] = print) -> TrainSummary:
     """Train, save model and tokenizer to ``config.output``, and say what was done."""
-    import torch
-
-    from complexity_model.served._features import collate, encode_example, load_examples
-    from complexity_model.served._generate import load_local
+    import torch  # the optional [model] extra: only training imports it
 
     started = time.perf_counter()
     random.seed(config.seed)

@@ -98,6 +98,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
 ) -> None:
     """Start the API (with an in-process worker when no broker is configured)."""
+    # Each long-running command loads only its own stack: the API's here, Celery's in worker.
     import uvicorn
 
     from judge_service.api import create_app

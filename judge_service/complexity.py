@@ -5,13 +5,17 @@ one class of :data:`LADDER`, or ``"unknown"``. :func:`time_reward` turns the est
 problem's optimal class into R_time (see :mod:`judge_service.reward`).
 
 :func:`make_complexity_judge` builds the one the service uses from the settings: the
-ensemble of the static, empirical and served-model backends in :mod:`complexity_model`.
+ensemble of the static, empirical and served-model backends in :mod:`complexity_model`, given
+what they read of the service's problem (:func:`complexity_problem`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
+from complexity_model.empirical import EmpiricalComplexityJudge, Sandboxes
+from complexity_model.ensemble import EnsembleComplexityJudge
 from complexity_model.ladder import (
     LADDER,
     UNKNOWN,
@@ -19,17 +23,19 @@ from complexity_model.ladder import (
     normalise_class,
     time_reward,
 )
+from complexity_model.problem import ComplexityProblem, ReferenceSolution
+from complexity_model.served import ServedModelJudge
+from complexity_model.static import StaticComplexityJudge
 from judge_service.schemas import ComplexityOut, Problem
-
-if TYPE_CHECKING:
-    from judge_service.sandbox.pool import SandboxPool
-    from judge_service.settings import Settings
+from judge_service.settings import Settings
 
 __all__ = [
     "LADDER",
     "UNKNOWN",
     "ComplexityEstimate",
     "ComplexityJudge",
+    "ServiceComplexityJudge",
+    "complexity_problem",
     "make_complexity_judge",
     "normalise_class",
     "time_reward",
@@ -46,34 +52,59 @@ class ComplexityJudge(Protocol):
     ) -> ComplexityEstimate: ...
 
 
-def make_complexity_judge(settings: Settings, pool: SandboxPool | None) -> ComplexityJudge:
+def complexity_problem(problem: Problem) -> ComplexityProblem:
+    """What the complexity judges read of the service's problem."""
+    reference = problem.reference
+    return ComplexityProblem(
+        id=problem.id,
+        mode=problem.mode,
+        entry_point=problem.entry_point,
+        input_generator=problem.input_generator,
+        reference=(
+            None
+            if reference is None
+            else ReferenceSolution(language=reference.language, code=reference.code)
+        ),
+        optimal_complexity=problem.optimal_complexity,
+        checker=problem.checker,
+        memory_limit_mb=problem.memory_limit_mb,
+    )
+
+
+@dataclass(frozen=True)
+class ServiceComplexityJudge:
+    """The ensemble behind the service's interface: it takes the service's ``Problem``."""
+
+    ensemble: EnsembleComplexityJudge
+
+    def estimate(
+        self, code: str, language: str, problem: Problem | None = None
+    ) -> ComplexityEstimate:
+        adapted = None if problem is None else complexity_problem(problem)
+        return self.ensemble.estimate(code, language, adapted)
+
+
+def make_complexity_judge(settings: Settings, pool: Sandboxes | None) -> ServiceComplexityJudge:
     """The ensemble the service judges with (see :mod:`complexity_model.ensemble`).
 
     Empirical timing in ``pool`` when enabled and a problem has an input generator; the served
-    model when ``complexity_model_url`` is set; the static analyser always. Backends load
-    lazily so that a service without a served model never imports its client.
+    model when ``complexity_model_url`` is set; the static analyser always.
     """
-    from complexity_model.ensemble import EnsembleComplexityJudge
-    from complexity_model.static import StaticComplexityJudge
-
     empirical = None
     if settings.complexity_empirical and pool is not None:
-        from complexity_model.empirical import EmpiricalComplexityJudge
-
         empirical = EmpiricalComplexityJudge(pool)
     served = None
     if settings.complexity_model_url and settings.complexity_model_name:
-        from complexity_model.served import ServedModelJudge
-
         served = ServedModelJudge(
             base_url=settings.complexity_model_url,
             model=settings.complexity_model_name,
             api_key=settings.complexity_model_api_key,
             timeout_s=settings.complexity_model_timeout_s,
         )
-    return EnsembleComplexityJudge(
+    ensemble = EnsembleComplexityJudge(
         static=StaticComplexityJudge(), empirical=empirical, served=served
     )
+    return ServiceComplexityJudge(ensemble)
 
 
 def to_output(estimate: ComplexityEstimate, reference: str | None) -> ComplexityOut:

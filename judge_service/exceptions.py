@@ -1,8 +1,10 @@
 """Errors the judge raises. What a submission does is never an error: it is a verdict.
 
 Every error that leaves the module raising it is in this tree; classes defined elsewhere name
-their module. The HTTP API maps the three branches in one place (``api/errors.py``); no route
-maps an error of its own.
+their module. The engine raises the root, InvalidJobError and the sandbox errors, so they are
+defined in :mod:`judge_service.sandbox.errors` (the engine imports nothing of the service) and
+are the same classes here. The HTTP API maps the three branches in one place
+(``api/errors.py``); no route maps an error of its own.
 
 JudgeError
 ├── InvalidJobError          bad input (unknown language, empty code, limits out of range,
@@ -18,7 +20,7 @@ JudgeError
     ├── StoreError           the database failed a read or a write (any driver error: the
     │   │                    store lets no SQLAlchemy exception escape)
     │   └── StoreUnavailable    the database cannot be reached or dropped the connection
-    ├── SandboxError         the sandbox infrastructure failed
+    ├── SandboxError         (sandbox/errors.py) the sandbox infrastructure failed
     │   ├── SandboxUnavailable  Docker is unreachable, an image is missing, the pool closed
     │   ├── SandboxCrashed      the sandbox or its agent died or broke the protocol mid-job
     │   ├── SandboxTimeout      the agent did not answer within the job's deadline
@@ -46,13 +48,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from judge_service.sandbox.errors import (
+    ImageBuildError,
+    InfrastructureError,
+    InvalidJobError,
+    JudgeError,
+    SandboxCrashed,
+    SandboxError,
+    SandboxTimeout,
+    SandboxUnavailable,
+)
 
-class JudgeError(Exception):
-    """Base of every error the judge raises."""
-
-
-class InvalidJobError(JudgeError, ValueError):
-    """The job cannot be judged as given; the message says what to change."""
+__all__ = [
+    "BadRows",
+    "BrokerUnavailable",
+    "ImageBuildError",
+    "InfrastructureError",
+    "InvalidJobError",
+    "JudgeError",
+    "SandboxCrashed",
+    "SandboxError",
+    "SandboxTimeout",
+    "SandboxUnavailable",
+    "StoreError",
+    "StoreUnavailable",
+    "TooLarge",
+]
 
 
 class BadRows(InvalidJobError):
@@ -74,10 +95,6 @@ class TooLarge(JudgeError):
     """A body, a batch or a field over one of the service's size caps; the message names both."""
 
 
-class InfrastructureError(JudgeError):
-    """Something the judge depends on failed; the submission was not judged."""
-
-
 class BrokerUnavailable(InfrastructureError):
     pass
 
@@ -87,24 +104,4 @@ class StoreError(InfrastructureError):
 
 
 class StoreUnavailable(StoreError):
-    pass
-
-
-class SandboxError(InfrastructureError):
-    """The sandbox infrastructure failed; report a system error, never a verdict."""
-
-
-class SandboxUnavailable(SandboxError):
-    pass
-
-
-class SandboxCrashed(SandboxError):
-    pass
-
-
-class SandboxTimeout(SandboxError):
-    pass
-
-
-class ImageBuildError(SandboxError):
     pass

@@ -22,8 +22,8 @@ from judge_service.dispatch import Dispatcher
 from judge_service.exceptions import InvalidJobError
 from judge_service.metrics import Metrics
 from judge_service.reward import compute_reward, extract_code
-from judge_service.sandbox import _jobs
 from judge_service.sandbox.models import Job, JobResult, Limits
+from judge_service.sandbox.validation import validate_job
 from judge_service.schemas import (
     ComplexityMode,
     ComplexityOut,
@@ -124,7 +124,7 @@ class JudgeService:
         comes back as its ``JobResult`` with verdict SE and ``system_error`` set.
         """
         for job in jobs:
-            _jobs.validate(job, self.settings)
+            validate_job(job, self.settings)
         if not jobs:
             return []
         self.metrics.sandbox_jobs.inc(len(jobs))
@@ -242,7 +242,7 @@ class JudgeService:
             ),
             stop_on_first_failure=options.stop_on_first_failure,
         )
-        _jobs.validate(job, self.settings)
+        validate_job(job, self.settings)
         return job
 
     @staticmethod

@@ -1,74 +1,30 @@
-"""One settings object for the whole service; every field can be set as ``JUDGE_<NAME>``."""
+"""One settings object for the whole service; every field can be set as ``JUDGE_<NAME>``.
+
+The engine's fields (sandboxes, limits, images, compile cache) are
+:class:`~judge_service.sandbox.config.SandboxConfig`'s, which ``Settings`` extends: the
+variable names stay ``JUDGE_<NAME>``, and a ``Settings`` is what the service hands the engine.
+"""
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
 from judge_service.reward import RewardConfig
+from judge_service.sandbox.config import SandboxConfig
 
 # A data directory of its own, git-ignored; created on first use (see api/app.py).
 DEFAULT_DATA_DIR = Path("data")
 DEFAULT_DATABASE_URL = f"sqlite:///./{DEFAULT_DATA_DIR}/judge.db"
 
 
-class Settings(BaseSettings):
+class Settings(SandboxConfig):
     model_config = SettingsConfigDict(
         env_prefix="JUDGE_", env_file=".env", extra="ignore", env_nested_delimiter="__"
-    )
-
-    sandboxes_per_language: int = Field(
-        default_factory=lambda: max(32, 4 * (os.cpu_count() or 2)),
-        ge=1,
-        description="Most warm sandbox containers per language (default: four per core, at "
-        "least 32, since verl sends up to 64 requests at once). Limits are CPU time, so more "
-        "sandboxes than cores do not change verdicts, and a program that sleeps or spins until "
-        "its time-out holds a sandbox, not the others' answers.",
-    )
-    sandbox_memory_mb: int = Field(
-        2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
-    )
-    sandbox_pids_limit: int = Field(128, ge=16, description="Most processes in one sandbox.")
-    sandbox_work_mb: int = Field(256, ge=16, description="Size of the /work tmpfs.")
-    sandbox_tmp_mb: int = Field(64, ge=8, description="Size of the /tmp tmpfs.")
-    sandbox_user: str = Field("65534:65534", description="Non-root uid:gid sandboxes run as.")
-    sandbox_start_timeout_s: float = Field(60.0, gt=0, description="Container start deadline.")
-    image_prefix: str = Field("judge-sandbox-", description="Sandbox images are PREFIX<language>.")
-    max_source_bytes: int = Field(1 << 20, ge=1, description="Largest accepted source code.")
-    max_tests: int = Field(1000, ge=1, description="Most tests in one job.")
-    max_time_limit_ms: int = Field(30000, ge=1, description="Largest per-test CPU time limit.")
-    max_memory_limit_mb: int = Field(1024, ge=16, description="Largest per-test memory limit.")
-    max_output_limit_kb: int = Field(262144, ge=1, description="Largest per-test output limit.")
-    report_bytes: int = Field(
-        4096, ge=0, description="stdout/stderr kept per test in results (the rest is cut)."
-    )
-    max_reply_output_bytes: int = Field(
-        8 << 20,
-        ge=0,
-        description="Most program output one reply carries: all tests' stdout and stderr of a "
-        "job, all compiler output of a /v1 batch; past it output is cut and marked truncated.",
-    )
-    compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
-    job_budget_factor: float = Field(
-        3.0,
-        ge=1,
-        description="A job's wall-clock budget, as a multiple of the sum of its tests' CPU "
-        "limits (plus 5 s); tests not started when it is spent are TLE (limit: budget).",
-    )
-    max_job_wall_s: float = Field(
-        900.0, gt=0, description="The most wall-clock time one job may hold a sandbox for."
-    )
-    wall_retries: int = Field(
-        2,
-        ge=0,
-        le=5,
-        description="Times a test stopped by the wall clock while starved of CPU (or a compile "
-        "stopped by its wall-clock backstop) is judged again, with twice the wall time each time.",
     )
 
     database_url: str = Field(

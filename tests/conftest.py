@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 import judge_service.sandbox._jobs as jobs_module
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
 
 
 @pytest.fixture(scope="session")
 def pool() -> Iterator[SandboxPool]:
-    with SandboxPool(Settings(sandboxes_per_language=2)) as sandbox_pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=2)) as sandbox_pool:
         yield sandbox_pool
 
 

@@ -103,8 +103,8 @@ def test_time_reward_rejects_bad_decay(decay: float) -> None:
 def test_the_service_judge_is_the_ensemble_of_the_configured_backends() -> None:
     judge = make_complexity_judge(Settings(complexity_empirical=False), pool=None)
     assert isinstance(judge, ComplexityJudge)
-    assert isinstance(judge, EnsembleComplexityJudge)
-    assert (judge.empirical, judge.served) == (None, None)
+    assert isinstance(judge.ensemble, EnsembleComplexityJudge)
+    assert (judge.ensemble.empirical, judge.ensemble.served) == (None, None)
     estimate = judge.estimate("n = int(input())\nfor i in range(n):\n    print(i)\n", "python")
     assert (estimate.predicted, estimate.method) == ("O(n)", "static")
     assert estimate.evidence["decided_by"] == "static"
@@ -116,7 +116,7 @@ def test_the_service_judge_is_the_ensemble_of_the_configured_backends() -> None:
         ),
         pool=None,
     )
-    assert isinstance(served, EnsembleComplexityJudge) and served.served is not None
+    assert served.ensemble.served is not None
 
 
 def test_a_served_model_url_needs_a_model_name() -> None:

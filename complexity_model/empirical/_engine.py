@@ -24,12 +24,12 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Protocol
 
 from complexity_model.empirical._digest import digest_text
 from complexity_model.empirical._driver import DriverOutput
-from judge_service.exceptions import SandboxError
+from judge_service.sandbox.errors import SandboxError
 from judge_service.sandbox.models import Job, JobResult, Limits, TestResult, Verdict
-from judge_service.sandbox.pool import SandboxPool
 
 GENERATOR_PROGRAM = r"""
 import json, random, sys, time
@@ -54,6 +54,13 @@ for n in spec["sizes"]:
 """
 
 
+class Sandboxes(Protocol):
+    """What the empirical judge needs of the engine (``SandboxPool`` is one): a job judged.
+    It raises the engine's errors; ``SandboxError`` means the sandbox failed, not the program."""
+
+    def judge(self, job: Job) -> JobResult: ...
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     sizes: list[int]
@@ -76,7 +83,7 @@ class InputCache:
         self._lock = threading.Lock()
 
     def get_or_make(
-        self, pool: SandboxPool, generator: str, settings: EngineSettings
+        self, pool: Sandboxes, generator: str, settings: EngineSettings
     ) -> list[tuple[int, str]] | str:
         """The inputs, or the reason the generator gave none."""
         key = json.dumps([generator, settings.sizes, settings.max_input_bytes])
@@ -94,7 +101,7 @@ class InputCache:
 
 
 def _generate(
-    pool: SandboxPool, generator: str, settings: EngineSettings
+    pool: Sandboxes, generator: str, settings: EngineSettings
 ) -> list[tuple[int, str]] | str:
     nonce = secrets.token_hex(8)
     spec = {
@@ -136,7 +143,7 @@ def checked(result: JobResult) -> JobResult:
 
 
 def measure_in_engine(
-    pool: SandboxPool,
+    pool: Sandboxes,
     language: str,
     code: str,
     inputs: list[tuple[int, str]],

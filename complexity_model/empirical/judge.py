@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from complexity_model.empirical._driver import (
     SANDBOX_SCRATCH,
@@ -35,6 +35,13 @@ from complexity_model.empirical._driver import (
     DriverSpec,
     parse_output,
     timing_program,
+)
+from complexity_model.empirical._engine import (
+    EngineSettings,
+    InputCache,
+    Sandboxes,
+    checked,
+    measure_in_engine,
 )
 from complexity_model.empirical._fit import (
     FitResult,
@@ -44,14 +51,12 @@ from complexity_model.empirical._fit import (
     fit_like_reference,
 )
 from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate, normalise_class
-
-if TYPE_CHECKING:
-    from judge_service.sandbox.pool import SandboxPool
-    from judge_service.schemas import Problem
+from complexity_model.problem import ComplexityProblem
+from judge_service.sandbox.languages import canonical_language
+from judge_service.sandbox.models import CheckerKind, Job, Limits
 
 __all__ = ["EmpiricalComplexityJudge", "Measurement", "geometric_sizes"]
 
-_PYTHON = ("python", "python3", "py")
 # What went wrong, by the driver's error source.
 _FAILURES = {
     "generator": "the input generator failed",
@@ -128,7 +133,7 @@ class EmpiricalComplexityJudge:
 
     def __init__(
         self,
-        pool: SandboxPool,
+        pool: Sandboxes,
         *,
         max_n: int = 1 << 18,
         budget_s: float = 1.1,
@@ -140,8 +145,6 @@ class EmpiricalComplexityJudge:
         engine_max_n: int = 1 << 30,
         extend_to: int = 1 << 30,
     ) -> None:
-        from complexity_model.empirical._engine import EngineSettings, InputCache
-
         self.pool = pool
         self.sizes = geometric_sizes(max_n)
         self.budget_s = budget_s
@@ -158,7 +161,7 @@ class EmpiricalComplexityJudge:
         self._lock = threading.Lock()
 
     def estimate(
-        self, code: str, language: str, problem: Problem | None = None
+        self, code: str, language: str, problem: ComplexityProblem | None = None
     ) -> ComplexityEstimate:
         reason = _unsupported(language, problem)
         if reason:
@@ -169,7 +172,7 @@ class EmpiricalComplexityJudge:
             measured.predicted, measured.confidence, self.method, measured.evidence()
         )
 
-    def measure_checked(self, code: str, language: str, problem: Problem) -> Measurement:
+    def measure_checked(self, code: str, language: str, problem: ComplexityProblem) -> Measurement:
         """What :meth:`estimate` reports, as a measurement (to plot): answers checked and
         growth compared with the reference's."""
         measured = self.measure(code, language, problem)
@@ -177,7 +180,7 @@ class EmpiricalComplexityJudge:
             measured = self._against_reference(measured, problem)
         return measured
 
-    def compare(self, code: str, language: str, problem: Problem) -> dict[str, Any]:
+    def compare(self, code: str, language: str, problem: ComplexityProblem) -> dict[str, Any]:
         """The candidate and the reference measured on the same inputs, each with its class."""
         reason = _unsupported(language, problem)
         if not reason and problem.reference is None:
@@ -193,7 +196,7 @@ class EmpiricalComplexityJudge:
             candidate = _growth_against(_against(candidate, reference), reference, problem)
         return {"candidate": candidate, "reference": reference}
 
-    def reference(self, problem: Problem, answers_only: bool = False) -> Measurement:
+    def reference(self, problem: ComplexityProblem, answers_only: bool = False) -> Measurement:
         """The problem's reference, measured once per problem version (kept for 256 of them).
 
         ``answers_only``: its answers at the sizes that are compared (one run each, no
@@ -240,14 +243,17 @@ class EmpiricalComplexityJudge:
         return None
 
     def measure(
-        self, code: str, language: str, problem: Problem, answers_only: bool = False
+        self, code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
     ) -> Measurement:
         """Time ``code`` on the problem's generated inputs; SandboxError goes to the caller."""
         assert problem.input_generator
-        if language.lower() in _PYTHON:
+        # The engine's name for it (an alias such as "py" or "c++" too); an unknown name goes
+        # to the engine as given, which refuses it.
+        language = canonical_language(language) or language
+        if language == "python":
             output, ended = self._run_driver(code, problem, answers_only)
         else:
-            output, ended = self._run_engine(code, language.lower(), problem, answers_only)
+            output, ended = self._run_engine(code, language, problem, answers_only)
         points = [Point(n, seconds, censored) for n, seconds, censored in output.points]
         fit = choose_class(points)
         measured = Measurement(points, fit, "", output.digests, output.notes)
@@ -259,10 +265,8 @@ class EmpiricalComplexityJudge:
         return measured
 
     def _run_driver(
-        self, code: str, problem: Problem, answers_only: bool
+        self, code: str, problem: ComplexityProblem, answers_only: bool
     ) -> tuple[DriverOutput, str]:
-        from judge_service.sandbox.models import Job, Limits
-
         assert problem.input_generator
         spec = DriverSpec(
             code=code,
@@ -274,7 +278,7 @@ class EmpiricalComplexityJudge:
             min_sample_s=self.min_sample_s,
             cap_s=self.cap_s,
             budget_s=self.budget_s / 3 if answers_only else self.budget_s,
-            fold_case=problem.checker.kind.value == "case_insensitive",
+            fold_case=problem.checker.kind is CheckerKind.CASE_INSENSITIVE,
             digest_max_n=_DIGEST_MAX_N,
             extend_to=0 if answers_only else self.extend_to,
             scratch=list(SANDBOX_SCRATCH),
@@ -292,25 +296,20 @@ class EmpiricalComplexityJudge:
                 report_bytes=1 << 16,
             ),
         )
-        result = self.pool.judge(job)
-        from complexity_model.empirical._engine import checked
-
-        test = checked(result).tests[0]
+        test = checked(self.pool.judge(job)).tests[0]
         output = parse_output(test.stdout, spec.nonce)
         last_error = (test.stderr.strip().splitlines() or [""])[-1]
         detail = "; ".join(part for part in (test.message, last_error) if part)
         return output, f"the run ended {test.verdict.value}" + (f": {detail}" if detail else "")
 
     def _run_engine(
-        self, code: str, language: str, problem: Problem, answers_only: bool
+        self, code: str, language: str, problem: ComplexityProblem, answers_only: bool
     ) -> tuple[DriverOutput, str]:
-        from complexity_model.empirical._engine import measure_in_engine
-
         assert problem.input_generator
         inputs = self._inputs.get_or_make(self.pool, problem.input_generator, self.engine)
         if isinstance(inputs, str):
             return DriverOutput(error=inputs, error_source="generator"), inputs
-        fold_case = problem.checker.kind.value == "case_insensitive"
+        fold_case = problem.checker.kind is CheckerKind.CASE_INSENSITIVE
         settings = self.engine
         if answers_only:
             inputs = [(n, text) for n, text in inputs if n <= _DIGEST_MAX_N]
@@ -320,11 +319,11 @@ class EmpiricalComplexityJudge:
         )
         return output, f"{len(inputs)} inputs generated"
 
-    def _against_reference(self, measured: Measurement, problem: Problem) -> Measurement:
+    def _against_reference(self, measured: Measurement, problem: ComplexityProblem) -> Measurement:
         if problem.reference is None or _unsupported(problem.reference.language, problem):
             return measured
         # A custom checker may accept several answers: they cannot be compared.
-        check = self.check_answers and problem.checker.kind.value != "custom"
+        check = self.check_answers and problem.checker.kind is not CheckerKind.CUSTOM
         if not check and not self.compare_growth:
             return measured
         # Only the answers are needed without the growth comparison: one run per size.
@@ -348,7 +347,7 @@ def _against(candidate: Measurement, reference: Measurement) -> Measurement:
 
 
 def _growth_against(
-    candidate: Measurement, reference: Measurement, problem: Problem
+    candidate: Measurement, reference: Measurement, problem: ComplexityProblem
 ) -> Measurement:
     """The candidate with its growth fitted to the reference's; the reference's class when
     that fit wins."""
@@ -376,17 +375,16 @@ def _relative_evidence(relative: ReferenceFit) -> dict[str, Any]:
     }
 
 
-def _unsupported(language: str, problem: Problem | None) -> str:
-    from judge_service.sandbox.languages import LANGUAGES
-
+def _unsupported(language: str, problem: ComplexityProblem | None) -> str:
     if problem is None or not problem.input_generator:
         return "the problem has no input generator"
-    python = language.lower() in _PYTHON
+    canonical = canonical_language(language)
+    python = canonical == "python"
     mode = problem.mode.value
     if mode == "assert":
         return "empirical timing needs a stdin or function problem, not an assert-mode one"
     if mode == "function" and not python:
         return f"empirical timing of function-mode problems supports Python, not {language!r}"
-    if not python and language.lower() not in LANGUAGES:
+    if canonical is None:
         return f"empirical timing does not know the language {language!r}"
     return ""

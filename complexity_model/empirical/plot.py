@@ -12,14 +12,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from complexity_model.empirical.judge import EmpiricalComplexityJudge, Measurement
+from complexity_model.problem import ComplexityProblem
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import JudgeError
+from judge_service.sandbox.pool import SandboxPool
 
 __all__ = ["plot_command", "plot_measurements"]
 
 
 def plot_measurements(measurements: dict[str, Measurement], out: Path, title: str = "") -> Path:
     """Write the PNG of ``measurements`` (label -> measurement) to ``out``; returns ``out``."""
+    # matplotlib takes seconds to import (pyplot, imported once the backend is chosen, most of
+    # them): only a plot pays for it, not every `judge` command, which registers this module.
     import matplotlib
 
     matplotlib.use("Agg")
@@ -82,19 +89,12 @@ def plot_command(
     language: Annotated[str, typer.Option(help="The candidate's language.")] = "python",
 ) -> None:
     """Time a candidate (and the problem's reference, on the same inputs) and plot both."""
-    from pydantic import ValidationError
-
-    from judge_service.exceptions import JudgeError
-    from judge_service.sandbox.pool import SandboxPool
-    from judge_service.schemas import Problem
-    from judge_service.settings import Settings
-
     try:
-        parsed = Problem.model_validate(json.loads(problem.read_text()))
+        parsed = ComplexityProblem.model_validate(json.loads(problem.read_text()))
     except (ValueError, ValidationError) as error:
         raise typer.BadParameter(f"not a valid problem: {error}", param_hint="--problem") from error
     try:
-        with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+        with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
             judge = EmpiricalComplexityJudge(pool)
             compared = judge.compare(code.read_text(), language, parsed)
     except JudgeError as error:

@@ -92,7 +92,7 @@ def encode_example(tokenizer: Any, example: Example, max_length: int) -> Feature
 
 def collate(batch: Sequence[Features], pad_id: int) -> dict[str, Any]:
     """Right-padded tensors: ``input_ids``, ``attention_mask`` and ``labels``."""
-    import torch
+    import torch  # the optional [model] extra: only training imports it
 
     width = max(len(features.input_ids) for features in batch)
     ids, mask, labels = [], [], []

@@ -29,6 +29,7 @@ class PromptTooLong(ValueError):
 
 def load_local(model_path: str | Path, **kwargs: Any) -> tuple[Any, Any]:
     """(model, tokenizer) from a local directory or the local cache; never downloads."""
+    # The optional [model] extra, imported when a model is loaded: the client works without it.
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
@@ -75,6 +76,7 @@ class TransformersGenerator:
     def generate(
         self, messages: Sequence[dict[str, str]], max_tokens: int, logprobs: bool
     ) -> Generation:
+        # The optional [model] extra (see load_local).
         import torch
         from transformers import GenerationConfig
 

@@ -10,19 +10,17 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from complexity_model.ladder import UNKNOWN, ComplexityEstimate
+from complexity_model.problem import ComplexityProblem
 from complexity_model.served._http import RetryPolicy, post_json
 from complexity_model.served._logprobs import answer_probability
 from complexity_model.served.errors import ServedModelError, ServedModelRejected
 from complexity_model.served.parse import parse_answer
 from complexity_model.served.prompt import MAX_CODE_CHARS, build_messages
-
-if TYPE_CHECKING:
-    from judge_service.schemas import Problem
 
 __all__ = ["ServedModelJudge"]
 
@@ -89,7 +87,7 @@ class ServedModelJudge:
         )
 
     def estimate(
-        self, code: str, language: str, problem: Problem | None = None
+        self, code: str, language: str, problem: ComplexityProblem | None = None
     ) -> ComplexityEstimate:
         """The model's class for ``code``. ``problem`` is accepted for the judge interface and
         not sent: its optimal class would bias the answer, and it has no statement."""

@@ -1,6 +1,6 @@
 """Errors of the served-model backend.
 
-They are :class:`~judge_service.exceptions.InfrastructureError`\\ s: when the model server
+They are :class:`~judge_service.sandbox.errors.InfrastructureError`\\ s: when the model server
 cannot answer, the submission's complexity was not judged, which is never the same as a model
 answer of ``"unknown"`` (that one is a result). A caller such as the ensemble catches them to
 fall back to another backend; uncaught, the service reports a system error.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from judge_service.exceptions import InfrastructureError
+from judge_service.sandbox.errors import InfrastructureError
 
 __all__ = ["ServedModelError", "ServedModelRejected", "ServedModelUnavailable"]
 

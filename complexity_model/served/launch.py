@@ -19,6 +19,8 @@ from typing import Annotated
 
 import typer
 
+from complexity_model.served._generate import TransformersGenerator
+
 __all__ = ["BACKENDS", "choose_backend", "serve", "vllm_argv"]
 
 BACKENDS = ("auto", "vllm", "transformers")
@@ -31,7 +33,7 @@ def vllm_installed() -> bool:
 def gpu_present() -> bool:
     """A CUDA device that torch can use (or, without torch, an NVIDIA driver)."""
     try:
-        import torch
+        import torch  # the optional [model] extra: without it, ask the driver
     except ImportError:
         return shutil.which("nvidia-smi") is not None
     return bool(torch.cuda.is_available())
@@ -64,9 +66,10 @@ def vllm_argv(
 def _run_transformers(
     model: str, host: str, port: int, served_name: str, device: str, max_tokens_limit: int
 ) -> None:
+    # FastAPI and uvicorn take about a second to import: only this server needs them, and the
+    # `judge` CLI imports this module for every command.
     import uvicorn
 
-    from complexity_model.served._generate import TransformersGenerator
     from complexity_model.served.server import create_app
 
     if device == "auto":

@@ -86,6 +86,8 @@ _NO_COST_TYPES = frozenset({"HashMap", "HashSet", "LinkedHashMap", "LinkedHashSe
 
 @cache
 def _parser(language: str) -> Parser:
+    # A grammar is a compiled parser of a few MB, loaded when the first program in its
+    # language is analysed (a service that judges only Python never loads one).
     if language == "java":
         import tree_sitter_java as grammar
     else:

@@ -9,6 +9,7 @@ from complexity_model.ladder import UNKNOWN, ComplexityEstimate
 from complexity_model.static._analyse import Analysis
 from complexity_model.static._ir import EntryPointNotFound, Program
 from complexity_model.static._python import lower_python
+from complexity_model.static._treesitter import lower_tree_sitter
 from judge_service.sandbox.languages import canonical_language
 
 __all__ = ["SUPPORTED_LANGUAGES", "ProblemContext", "StaticComplexityJudge"]
@@ -22,15 +23,13 @@ SUPPORTED_LANGUAGES = frozenset({"python", "java", "cpp"})
 
 
 class ProblemContext(Protocol):
-    """What the analyser reads from a problem (``judge_service.schemas.Problem`` is one)."""
+    """What the analyser reads from a problem (a ``ComplexityProblem`` is one)."""
 
     @property
     def entry_point(self) -> str | None: ...
 
 
 def _lower_tree_sitter(language: str) -> Callable[[str, str | None], Program]:
-    from complexity_model.static._treesitter import lower_tree_sitter
-
     return lambda source, entry_point: lower_tree_sitter(source, language, entry_point)
 
 

@@ -1,5 +1,13 @@
-"""The sandbox engine: warm Docker sandboxes that compile once and judge many tests."""
+"""The sandbox engine: warm Docker sandboxes that compile once and judge many tests.
 
+A layer of its own: it imports nothing else of the project. Its API is the models below, its
+settings (:class:`SandboxConfig`), its errors (:mod:`.errors`), :func:`validate_job`, and the
+pool that judges (:class:`judge_service.sandbox.pool.SandboxPool`). The pool is not imported
+here: it needs the Docker client, and a process that only builds or checks jobs (the API) has
+no use for it.
+"""
+
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import (
     Checker,
     CheckerKind,
@@ -12,20 +20,7 @@ from judge_service.sandbox.models import (
     TestResult,
     Verdict,
 )
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from judge_service.sandbox.pool import SandboxPool
-
-
-def __getattr__(name: str) -> object:
-    # The pool imports the settings, which import the models: loaded on first use, no cycle.
-    if name == "SandboxPool":
-        from judge_service.sandbox.pool import SandboxPool
-
-        return SandboxPool
-    raise AttributeError(name)
-
+from judge_service.sandbox.validation import validate_job
 
 __all__ = [
     "Checker",
@@ -34,9 +29,10 @@ __all__ = [
     "Job",
     "JobResult",
     "Limits",
-    "SandboxPool",
+    "SandboxConfig",
     "TestCase",
     "TestMode",
     "TestResult",
     "Verdict",
+    "validate_job",
 ]

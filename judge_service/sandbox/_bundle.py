@@ -46,6 +46,7 @@ def _bundle(modules: list[str]) -> bytes:
 def agent_bundle() -> bytes:
     return _bundle(
         [
+            "judge_service.sandbox.agent.wire",  # before workdir and the agent, which import it
             # streams before checkers, which imports it
             "judge_service.sandbox.agent.plain",
             "judge_service.sandbox.agent.planned",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import posixpath
-from typing import Any
+from typing import cast
 
-from judge_service.exceptions import InvalidJobError
 from judge_service.sandbox._assert_plan import plan
+from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import Artifact, CompiledProgram
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
 from judge_service.sandbox.models import (
     CheckerKind,
@@ -15,11 +15,11 @@ from judge_service.sandbox.models import (
     FetchedFile,
     Job,
     JobResult,
+    TestCase,
     TestMode,
     TestResult,
     Verdict,
 )
-from judge_service.settings import Settings
 
 # A checker that crashes must read as a failed checker (exit 3), not as "wrong answer" (exit 1,
 # which is also what an uncaught Python exception exits with).
@@ -44,99 +44,24 @@ CHECKER_ARGV = [
     "/dev/fd/5",
     "/dev/fd/6",
 ]
-CHECKER_LIMITS = {
+CHECKER_LIMITS: wire.Limits = {
     "cpu_ms": 10000,
     "wall_ms": 20000,
     "memory_kb": 512 * 1024,
     "output_bytes": 1 << 16,
     "report_bytes": 4096,
 }
-MAX_FILES_BYTES = 32 << 20
 COMPILE_WALL_FACTOR = 4
-# Room for the agent, the zygote and captured output above a test's own memory limit.
-SANDBOX_OVERHEAD_MB = 192
-
-
-def validate(job: Job, settings: Settings) -> LanguageSpec:
-    """Reject what cannot be judged, before anything runs; return the language's spec."""
-    spec = LANGUAGES.get(job.language)
-    if spec is None:
-        raise InvalidJobError(
-            f"unknown language {job.language!r}; choose one of {', '.join(LANGUAGES)}"
-        )
-    if not job.code.strip():
-        raise InvalidJobError("code is empty")
-    size = len(job.code.encode())
-    if size > settings.max_source_bytes:
-        raise InvalidJobError(f"code is {size} bytes; the limit is {settings.max_source_bytes}")
-    if len(job.tests) > settings.max_tests:
-        raise InvalidJobError(f"{len(job.tests)} tests; the limit is {settings.max_tests}")
-    if job.mode not in spec.modes:
-        supported = sorted(name for name, s in LANGUAGES.items() if job.mode in s.modes)
-        raise InvalidJobError(f"{job.mode.value} mode is supported for {', '.join(supported)}")
-    _validate_tests(job)
-    _validate_limits(job, spec, settings)
-    for name in [*job.files, *job.fetch_files]:
-        if _unsafe(name):
-            raise InvalidJobError(f"file name {name!r} must be a relative path inside /work")
-    if sum(len(content) for content in job.files.values()) > MAX_FILES_BYTES:
-        raise InvalidJobError(f"files exceed {MAX_FILES_BYTES} bytes")
-    return spec
-
-
-def _validate_tests(job: Job) -> None:
-    if job.mode is not TestMode.STDIN and not job.entry_point:
-        raise InvalidJobError(f"{job.mode.value} mode needs an entry_point")
-    for index, test in enumerate(job.tests):
-        where = f"test {index}"
-        if job.mode is TestMode.STDIN and test.output is None:
-            raise InvalidJobError(f"{where} has no expected 'output'")
-        if job.mode is TestMode.FUNCTION and (test.args is None or not test.has_expected()):
-            raise InvalidJobError(f"{where} needs 'args' and 'expected' in function mode")
-        if job.mode is TestMode.ASSERT and not (test.code and test.code.strip()):
-            raise InvalidJobError(f"{where} needs the test 'code' in assert mode")
-
-
-def _validate_limits(job: Job, spec: LanguageSpec, settings: Settings) -> None:
-    limits = job.limits
-    if limits.time_limit_ms > settings.max_time_limit_ms:
-        raise InvalidJobError(
-            f"time_limit_ms {limits.time_limit_ms} exceeds the maximum {settings.max_time_limit_ms}"
-        )
-    if limits.wall_ms < limits.time_limit_ms:
-        raise InvalidJobError("wall_time_limit_ms must be at least time_limit_ms")
-    if limits.wall_ms > 4 * settings.max_time_limit_ms:
-        raise InvalidJobError(f"wall_time_limit_ms exceeds {4 * settings.max_time_limit_ms}")
-    ceiling = min(
-        settings.max_memory_limit_mb,
-        settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB - spec.rss_allowance_mb,
-    )
-    if limits.memory_limit_mb > ceiling:
-        raise InvalidJobError(
-            f"memory_limit_mb {limits.memory_limit_mb} exceeds the maximum {ceiling}"
-        )
-    if limits.output_limit_kb > settings.max_output_limit_kb:
-        raise InvalidJobError(
-            f"output_limit_kb {limits.output_limit_kb} exceeds the maximum "
-            f"{settings.max_output_limit_kb}"
-        )
-    if limits.compile_memory_limit_mb > settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB:
-        raise InvalidJobError("compile_memory_limit_mb exceeds the sandbox's memory")
-
-
-def _unsafe(name: str) -> bool:
-    normal = posixpath.normpath(name)
-    return not name or name.startswith("/") or normal == "." or normal.startswith("..")
 
 
 def agent_header(
-    job: Job, spec: LanguageSpec, settings: Settings, cached: CompiledProgram | None
-) -> tuple[dict[str, Any], bytes]:
+    job: Job, spec: LanguageSpec, settings: SandboxConfig, cached: CompiledProgram | None
+) -> tuple[wire.JobFrame, bytes]:
     limits = job.limits
     memory_mb = limits.memory_limit_mb
     source_name = spec.source_file(job.code)
     files = [Artifact(name, 0o644, content) for name, content in job.files.items()]
-    header: dict[str, Any] = {
+    header: wire.JobFrame = {
         "op": "job",
         "mode": job.mode.value,
         "entry_point": job.entry_point,
@@ -162,6 +87,7 @@ def agent_header(
         "tests": _tests(job, spec),
         "budget_ms": job_budget_ms(job, settings),
         "checker": _checker(job),
+        "blob_files": [],
     }
     if spec.compiled and cached is None:
         header["compile"] = compile_spec(job, spec, settings)
@@ -172,17 +98,18 @@ def agent_header(
     return header, b"".join(f.content for f in files)
 
 
-def _tests(job: Job, spec: LanguageSpec) -> list[dict[str, Any]]:
-    tests = [test.model_dump(exclude_none=True) for test in job.tests]
+def _tests(job: Job, spec: LanguageSpec) -> list[wire.TestSpec]:
+    tests = [_test_spec(test) for test in job.tests]
     if job.mode is TestMode.ASSERT and spec.use_zygote:
         for test in tests:
-            calls_and_checks = plan(test.get("code", ""), job.entry_point or "")
-            if calls_and_checks is not None:
-                test["plan"] = list(calls_and_checks)
+            planned = plan(test.get("code", ""), job.entry_point or "")
+            if planned is not None:
+                calls, checks, release_after = planned
+                test["plan"] = [calls, checks, list(release_after)]
     return tests
 
 
-def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, Any]:
+def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.CompileSpec:
     """How the agent compiles ``job``: all of it is part of the compile-cache key."""
     limits = job.limits
     return {
@@ -201,7 +128,7 @@ def compile_spec(job: Job, spec: LanguageSpec, settings: Settings) -> dict[str, 
     }
 
 
-def job_budget_ms(job: Job, settings: Settings) -> int:
+def job_budget_ms(job: Job, settings: SandboxConfig) -> int:
     """How long the job's tests may hold the sandbox, all together: a few times what their
     CPU limits allow (a sleeper costs no CPU but holds a sandbox), never past the cap."""
     allowed = settings.job_budget_factor * job.limits.time_limit_ms * len(job.tests) + 5000
@@ -227,20 +154,23 @@ def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:
     return [*harness, job.mode.value, "/work/" + spec.source_name, job.entry_point or ""]
 
 
-def _checker(job: Job) -> dict[str, Any]:
+def _test_spec(test: TestCase) -> wire.TestSpec:
+    # TestCase's fields are TestSpec's; the unset ones stay off the wire.
+    return cast(wire.TestSpec, test.model_dump(exclude_none=True))
+
+
+def _checker(job: Job) -> wire.CheckerSpec:
     checker = job.checker
-    described: dict[str, Any] = {
+    described: wire.CheckerSpec = {
         "kind": checker.kind.value,
         "abs_tol": checker.abs_tol,
         "rel_tol": checker.rel_tol,
     }
     if checker.kind is CheckerKind.CUSTOM:
-        described.update(
-            source=checker.code,
-            argv=CHECKER_ARGV,
-            limits=CHECKER_LIMITS,
-            env=LANGUAGES["python"].environment(),
-        )
+        described["source"] = checker.code or ""  # a custom checker's model requires its code
+        described["argv"] = CHECKER_ARGV
+        described["limits"] = CHECKER_LIMITS
+        described["env"] = LANGUAGES["python"].environment()
     return described
 
 
@@ -262,7 +192,7 @@ def deadline_seconds(job: Job, compiling: bool) -> float:
     return 15.0 + compile_s + per_test * len(job.tests)
 
 
-def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | None:
+def compiled_program(reply: wire.ResultFrame, blob: bytes) -> CompiledProgram | None:
     """The cacheable outcome of a compilation the agent ran, if it ran one."""
     compiled = reply.get("compile")
     if compiled is None or "exit_code" not in compiled:
@@ -283,15 +213,16 @@ def compiled_program(reply: dict[str, Any], blob: bytes) -> CompiledProgram | No
 
 
 def job_result(
-    job: Job, reply: dict[str, Any], blob: bytes, cached: CompiledProgram | None
+    job: Job, reply: wire.ResultFrame | None, blob: bytes, cached: CompiledProgram | None
 ) -> JobResult:
+    """The job's result from the agent's ``reply``; None when nothing ran (``cached`` is a
+    failed compilation)."""
     total = len(job.tests)
     if cached is not None:
         compile_result: CompileResult | None = CompileResult(
             ok=cached.ok, output=cached.output, time_ms=cached.time_ms, cached=True
         )
-    elif reply.get("compile") is not None:
-        compiled = reply["compile"]
+    elif reply is not None and (compiled := reply.get("compile")) is not None:
         compile_result = CompileResult(
             ok=compiled["ok"],
             output=compiled["output"],
@@ -300,6 +231,8 @@ def job_result(
         )
     else:
         compile_result = None
+    if reply is None:
+        return summarise(total, [], compile_result, [])
     tests = [TestResult.model_validate(test) for test in reply.get("tests", [])]
     return summarise(total, tests, compile_result, _fetched(reply, blob))
 
@@ -332,7 +265,7 @@ def summarise(
     )
 
 
-def _fetched(reply: dict[str, Any], blob: bytes) -> list[FetchedFile]:
+def _fetched(reply: wire.ResultFrame, blob: bytes) -> list[FetchedFile]:
     files = []
     offset = reply.get("fetched_offset", 0)
     for entry in reply.get("fetched", []):

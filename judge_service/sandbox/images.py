@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from judge_service.exceptions import ImageBuildError
+from judge_service.sandbox.errors import ImageBuildError
 from judge_service.sandbox.languages import LANGUAGES as SPECS
 
 LANGUAGES: tuple[str, ...] = tuple(SPECS)

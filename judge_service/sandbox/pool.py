@@ -12,16 +12,19 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import cast
 
 import docker
 import docker.errors
 
-from judge_service.exceptions import SandboxCrashed, SandboxError, SandboxUnavailable
 from judge_service.sandbox import _jobs, _rejudge
+from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import CompileCache, compile_key
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
-from judge_service.settings import Settings, get_settings
+from judge_service.sandbox.validation import validate_job
 
 
 @dataclass
@@ -51,11 +54,11 @@ class SandboxPool:
 
     def __init__(
         self,
-        settings: Settings | None = None,
+        settings: SandboxConfig | None = None,
         client: docker.DockerClient | None = None,
         sandbox_factory: Callable[[str], Sandbox] | None = None,
     ) -> None:
-        self.settings = settings or get_settings()
+        self.settings = settings or SandboxConfig()
         self.cache = CompileCache(self.settings.compile_cache_mb << 20)
         self.stats = PoolStats()
         self._client = client
@@ -93,7 +96,7 @@ class SandboxPool:
 
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
         started = time.monotonic()
-        spec = _jobs.validate(job, self.settings)
+        spec = validate_job(job, self.settings)
         key = (
             compile_key(
                 self._image_id(job.language),
@@ -107,7 +110,7 @@ class SandboxPool:
         )
         cached = self.cache.get(key) if key else None
         if cached is not None and not cached.ok:
-            result = _jobs.job_result(job, {"tests": []}, b"", cached)
+            result = _jobs.job_result(job, None, b"", cached)
         else:
             header, blob = _jobs.agent_header(job, spec, self.settings, cached)
             compiling = cached is None and spec.compiled
@@ -182,11 +185,11 @@ class SandboxPool:
     def _run(
         self,
         job: Job,
-        header: dict[str, object],
+        header: wire.JobFrame,
         blob: bytes,
         compiling: bool,
         answer_by: float | None,
-    ) -> tuple[dict[str, object], bytes]:
+    ) -> tuple[wire.ResultFrame, bytes]:
         pool = self._pool(job.language)
         # Waiting for a sandbox past this point would answer after the caller gave up.
         wait_until = (
@@ -198,11 +201,15 @@ class SandboxPool:
             reply, reply_blob = sandbox.request(
                 header, blob, timeout=_jobs.deadline_seconds(job, compiling)
             )
+            # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":
                 raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")
-            healthy = not reply.get("reset_error")
+            if reply.get("op") != "result":
+                raise SandboxCrashed(f"sandbox agent answered a job with {reply.get('op')!r}")
+            result = cast(wire.ResultFrame, reply)  # its op is "result"
+            healthy = not result.get("reset_error")
             sandbox.jobs_run += 1
-            return reply, reply_blob
+            return result, reply_blob
         finally:
             self._release(pool, sandbox, healthy)
 

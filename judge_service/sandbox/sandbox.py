@@ -8,23 +8,21 @@ per job or per test.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import socket
 import struct
 import time
 from collections import deque
-from typing import Any
 
 import docker
 import docker.errors
 
-from judge_service.exceptions import SandboxCrashed, SandboxTimeout, SandboxUnavailable
 from judge_service.sandbox import _bundle
-from judge_service.sandbox._jobs import SANDBOX_OVERHEAD_MB
-from judge_service.settings import Settings
+from judge_service.sandbox.agent import wire
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxCrashed, SandboxTimeout, SandboxUnavailable
+from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB
 
-FRAME_HEADER = struct.Struct(">II")
 DOCKER_STREAM_HEADER = struct.Struct(">BxxxI")
 STDOUT, STDERR = 1, 2
 SANDBOX_LABEL = "org.judge.sandbox"
@@ -42,7 +40,7 @@ class Sandbox:
     """A started container plus its agent; use :meth:`request` from one thread at a time."""
 
     def __init__(
-        self, client: docker.DockerClient, language: str, image_id: str, settings: Settings
+        self, client: docker.DockerClient, language: str, image_id: str, settings: SandboxConfig
     ) -> None:
         self.language = language
         self.jobs_run = 0
@@ -86,7 +84,7 @@ class Sandbox:
             self._container.start()
             self._socket.sendall(bundle)
             zygote = _bundle.zygote_bundle() if language == "python" else b""
-            init = {
+            init: wire.InitFrame = {
                 "op": "init",
                 "zygote_bundle": zygote.decode(),
                 "zygote_argv": _bundle.boot_argv(zygote, _bundle.ZYGOTE_MODULE, site=True),
@@ -104,18 +102,16 @@ class Sandbox:
         self.id: str = self._container.id or ""
 
     def request(
-        self, header: dict[str, Any], blob: bytes = b"", *, timeout: float
-    ) -> tuple[dict[str, Any], bytes]:
+        self, header: wire.HostFrame, blob: bytes = b"", *, timeout: float
+    ) -> tuple[wire.AgentFrame, bytes]:
         """Send one frame and wait for the agent's answer (SandboxTimeout past ``timeout``)."""
-        encoded = json.dumps(header).encode()
         try:
-            self._socket.sendall(FRAME_HEADER.pack(len(encoded), len(blob)) + encoded + blob)
+            self._socket.sendall(wire.encode(header, blob))
         except OSError as error:
             raise SandboxCrashed(f"{self.language} sandbox is gone: {error}") from error
         deadline = time.monotonic() + timeout
-        head = self._read_stdout(FRAME_HEADER.size, deadline)
-        header_size, blob_size = FRAME_HEADER.unpack(head)
-        reply = json.loads(self._read_stdout(header_size, deadline))
+        header_size, blob_size = wire.sizes(self._read_stdout(wire.PREFIX.size, deadline))
+        reply = wire.agent_frame(self._read_stdout(header_size, deadline))
         return reply, self._read_stdout(blob_size, deadline)
 
     def diagnostics(self) -> str:
@@ -172,7 +168,7 @@ class Sandbox:
                 self._stderr.append(payload)
 
 
-def ipc_sysctls(settings: Settings) -> dict[str, str]:
+def ipc_sysctls(settings: SandboxConfig) -> dict[str, str]:
     """Limits of the sandbox's own IPC namespace (docker sets them in a private one)."""
     largest_mb = min(settings.max_memory_limit_mb, settings.sandbox_memory_mb - SANDBOX_OVERHEAD_MB)
     page = os.sysconf("SC_PAGE_SIZE")

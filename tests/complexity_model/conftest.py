@@ -7,13 +7,13 @@ from collections.abc import Iterator
 import pytest
 
 from complexity_model.empirical import EmpiricalComplexityJudge
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
 
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[SandboxPool]:
-    with SandboxPool(Settings(sandboxes_per_language=1)) as shared:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as shared:
         yield shared
 
 

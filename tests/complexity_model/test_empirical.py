@@ -31,11 +31,12 @@ from complexity_model.empirical.judge import (
     Measurement,
     _against,
     _growth_against,
+    _unsupported,
     geometric_sizes,
 )
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
-from judge_service.schemas import Problem
+from complexity_model.problem import ComplexityProblem
 
 CLASSES: dict[str, Callable[[float], float]] = {
     "O(1)": lambda n: 0.0,
@@ -224,7 +225,7 @@ def test_concurrent_candidates_of_a_problem_measure_its_reference_once(
     started = threading.Event()
 
     def slow_measure(
-        code: str, language: str, problem: Problem, answers_only: bool = False
+        code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
     ) -> Measurement:
         calls.append(answers_only)
         started.set()
@@ -353,13 +354,12 @@ def test_the_driver_goes_past_the_sizes_while_the_input_is_n_itself(tmp_path: Pa
 
 def test_nothing_to_time_is_unknown_without_running() -> None:
     judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # nothing may run
-    bare = Problem(id="p", tests=[{"input": "", "output": ""}])
+    bare = ComplexityProblem(id="p")
     function_problem = problem_of(BENCHMARK[0])
-    asserting = Problem(
+    asserting = ComplexityProblem(
         id="a",
         mode="assert",
         entry_point="f",
-        tests=["assert f() == 1"],
         input_generator="def generate(n):\n    return n\n",
     )
     for code, language, problem, words in (
@@ -374,10 +374,22 @@ def test_nothing_to_time_is_unknown_without_running() -> None:
         assert words in estimate.evidence["reason"]
 
 
+def test_the_languages_it_times_are_the_engines_under_any_of_their_names() -> None:
+    stdin_problem = problem_of(BENCHMARK[-1])
+    function_problem = problem_of(BENCHMARK[0])
+    assert stdin_problem.mode.value == "stdin" and function_problem.mode.value == "function"
+    for name in ("python", "Py", "python3", "cpp", "C++", "cxx", "java", "go", "golang", "rs"):
+        assert _unsupported(name, stdin_problem) == "", name
+    for name in ("python", "py", "PYTHON3"):
+        assert _unsupported(name, function_problem) == "", name
+    assert "supports Python" in _unsupported("c++", function_problem)
+    assert "does not know the language" in _unsupported("cobol", stdin_problem)
+
+
 # ---- real runs in the sandbox -----------------------------------------------------------------
 
 
-def _case(case_id: str) -> tuple[Problem, dict[str, str], dict[str, str]]:
+def _case(case_id: str) -> tuple[ComplexityProblem, dict[str, str], dict[str, str]]:
     case = next(case for case in BENCHMARK if case.id == case_id)
     return problem_of(case), case.solutions, case.cpp
 
@@ -433,7 +445,9 @@ def test_a_crashing_or_wrong_candidate_is_unknown_with_the_reason(
 @pytest.mark.integration
 def test_plot_command_writes_the_png(tmp_path: Path) -> None:
     problem, solutions, _ = _case("stdin-list-sum")
-    (tmp_path / "problem.json").write_text(json.dumps(problem.model_dump(mode="json")))
+    # A problem as the service takes it: the fields the judge does not read are ignored.
+    as_served = {**problem.model_dump(mode="json"), "tests": [{"input": "", "output": ""}]}
+    (tmp_path / "problem.json").write_text(json.dumps({**as_served, "time_limit_ms": 2000}))
     (tmp_path / "slow.py").write_text(solutions["O(n^2)"])
     out = tmp_path / "plot.png"
     result = CliRunner().invoke(

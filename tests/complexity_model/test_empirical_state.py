@@ -20,7 +20,7 @@ from complexity_model.empirical._driver import (
     DriverSpec,
 )
 from complexity_model.empirical.problems import BENCHMARK, problem_of
-from judge_service.schemas import Problem
+from complexity_model.problem import ComplexityProblem
 from tests.complexity_model.test_empirical import _run_driver_here
 
 _SLOW = (  # count-inversions, O(n^2)
@@ -99,7 +99,7 @@ int main() {
 """
 
 
-def _problem(case_id: str) -> Problem:
+def _problem(case_id: str) -> ComplexityProblem:
     return problem_of(next(case for case in BENCHMARK if case.id == case_id))
 
 

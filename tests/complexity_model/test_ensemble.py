@@ -8,14 +8,13 @@ import pytest
 
 from complexity_model.ensemble import EnsembleComplexityJudge
 from complexity_model.ladder import ComplexityEstimate
+from complexity_model.problem import ComplexityProblem
 from complexity_model.static import StaticComplexityJudge
-from judge_service.exceptions import InfrastructureError, SandboxCrashed
-from judge_service.schemas import Problem
+from judge_service.sandbox.errors import InfrastructureError, SandboxCrashed
 
 LINEAR = "n = int(input())\nfor i in range(n):\n    print(i)\n"
-WITH_GENERATOR = Problem(
+WITH_GENERATOR = ComplexityProblem(
     id="p",
-    tests=[{"input": "1", "output": "0"}],
     optimal_complexity="O(n)",
     input_generator="def generate(n):\n    return str(n)\n",
 )
@@ -30,7 +29,7 @@ class Recording:
     calls: list[str] = field(default_factory=list)
 
     def estimate(
-        self, code: str, language: str, problem: Problem | None = None
+        self, code: str, language: str, problem: ComplexityProblem | None = None
     ) -> ComplexityEstimate:
         self.calls.append(code)
         if self.error is not None:

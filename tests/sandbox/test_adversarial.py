@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
-from judge_service.exceptions import SandboxError
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxError
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -239,7 +239,7 @@ def assert_host_fine(services: dict[str, bool]) -> None:
 # ---- fixtures ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def spool(request: pytest.FixtureRequest) -> Iterator[SandboxPool]:
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         yield pool
         summary = (
             f"adversarial pool: {pool.stats.jobs} jobs, {pool.stats.sandboxes_started} "
@@ -258,7 +258,7 @@ def spool(request: pytest.FixtureRequest) -> Iterator[SandboxPool]:
 @pytest.fixture
 def fresh_pool() -> Iterator[SandboxPool]:
     """A pool of its own, for attacks whose damage would otherwise leak into later tests."""
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         yield pool
 
 

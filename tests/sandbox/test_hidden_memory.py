@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import JobResult
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.sandbox.sandbox import ipc_sysctls
-from judge_service.settings import Settings
 from tests.sandbox.test_adversarial import (
     AC,
     MLE,
@@ -49,7 +49,7 @@ LIBC = dedent(
 @pytest.fixture(scope="module")
 def spool() -> Iterator[SandboxPool]:
     # One sandbox: consecutive jobs land in the container the previous one used.
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         yield pool
 
 
@@ -180,7 +180,7 @@ def test_mapped_shared_memory_is_counted_once(spool: SandboxPool) -> None:
 def test_ipc_beyond_the_sandbox_limits_is_refused(spool: SandboxPool) -> None:
     """A segment larger than the largest memory limit, and message queues and semaphore sets
     (kernel memory no process's RSS shows) past the sandbox's small allowance."""
-    limits = ipc_sysctls(Settings())
+    limits = ipc_sysctls(SandboxConfig())
     code = LIBC + dedent(
         """
         big = libc.shmget(0, 1 << 31, IPC_CREAT | 0o600)

@@ -15,9 +15,9 @@ from contextlib import contextmanager
 import pytest
 
 from judge_service.sandbox import _rejudge
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import Job, JobResult, TestResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
 
 BUSY_PER_CORE = 3
 
@@ -51,7 +51,7 @@ def saturated_host(per_core: int = BUSY_PER_CORE) -> Iterator[None]:
     """CPU-busy containers, as other sandboxes' programs would be: CFS shares the CPU between
     cgroups first, so busy processes outside Docker's would barely slow the sandboxes."""
     name = f"judge-test-busy-{uuid.uuid4().hex[:8]}"
-    image = Settings().image_prefix + "python"
+    image = SandboxConfig().image_prefix + "python"
     count = per_core * (os.cpu_count() or 1)
     for index in range(count):
         subprocess.run(
@@ -85,7 +85,7 @@ def _expected_sum(n: int) -> int:
 
 @pytest.mark.integration
 def test_correct_programs_are_accepted_on_a_saturated_host() -> None:
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         pool.warm(["python", "cpp", "java", "javascript"])
         expected = str(_expected_sum(6000000))
         jobs = [
@@ -128,7 +128,7 @@ def test_correct_programs_are_accepted_on_a_saturated_host() -> None:
 
 @pytest.mark.integration
 def test_a_sleeper_is_stopped_by_the_wall_clock_once_and_marked() -> None:
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         job = Job(
             language="python",
             code="import time\ntime.sleep(30)\n",
@@ -145,7 +145,7 @@ def test_a_sleeper_is_stopped_by_the_wall_clock_once_and_marked() -> None:
 
 @pytest.mark.integration
 def test_a_job_that_spends_its_wall_clock_budget_gets_its_remaining_tests_as_tle() -> None:
-    settings = Settings(sandboxes_per_language=1, job_budget_factor=1, max_job_wall_s=2)
+    settings = SandboxConfig(sandboxes_per_language=1, job_budget_factor=1, max_job_wall_s=2)
     with SandboxPool(settings) as pool:
         job = Job(
             language="python",
@@ -223,7 +223,7 @@ def test_a_fork_bomb_on_a_saturated_host_is_a_verdict_not_a_hung_sandbox(languag
         if language == "python"
         else "#include <unistd.h>\nint main() { for (;;) fork(); }\n"
     )
-    with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         pool.warm([language])
         with saturated_host():
             bomb = Job(

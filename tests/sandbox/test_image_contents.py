@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import Verdict
-from judge_service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -130,7 +130,7 @@ def test_the_judges_compile_command_uses_the_precompiled_header() -> None:
     a read-only root: GCC marks a precompiled header it used with ``!`` (``x``: it was there
     but built with other options)."""
     argv = LANGUAGES["cpp"].compile_command(BITS_PROGRAM)
-    image = Settings().image_prefix + "cpp"
+    image = SandboxConfig().image_prefix + "cpp"
     compiled = subprocess.run(
         ["docker", "run", "--rm", "-i", "--network", "none", "--read-only", "--user", "65534"]
         + ["--tmpfs", "/work:exec,mode=1777", "--workdir", "/work", image]

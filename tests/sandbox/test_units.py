@@ -12,13 +12,14 @@ import docker
 import docker.errors
 import pytest
 
-from judge_service.exceptions import SandboxUnavailable
 from judge_service.sandbox import _bundle, _jobs
 from judge_service.sandbox.cache import Artifact, CompileCache, CompiledProgram, compile_key
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxUnavailable
 from judge_service.sandbox.languages import LANGUAGES, java_class_name
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.settings import Settings
+from judge_service.sandbox.validation import validate_job
 
 
 def _program(size: int) -> CompiledProgram:
@@ -71,9 +72,9 @@ def test_the_compile_spec_the_agent_gets_is_the_one_in_the_key() -> None:
         tests=[{"input": "", "output": ""}],
         limits={"compile_time_limit_ms": 3000},
     )
-    spec = _jobs.validate(job, Settings())
-    header, _ = _jobs.agent_header(job, spec, Settings(), None)
-    assert header["compile"] == _jobs.compile_spec(job, spec, Settings())
+    spec = validate_job(job, SandboxConfig())
+    header, _ = _jobs.agent_header(job, spec, SandboxConfig(), None)
+    assert header["compile"] == _jobs.compile_spec(job, spec, SandboxConfig())
     assert header["compile"]["limits"]["cpu_ms"] == 3000
 
 
@@ -104,7 +105,7 @@ class _Images:
 def test_sandboxes_run_the_image_the_compile_key_names_even_after_a_rebuild() -> None:
     fake = _Images()
     client = SimpleNamespace(images=fake, containers=fake)
-    pool = SandboxPool(Settings(), client=cast(docker.DockerClient, client))
+    pool = SandboxPool(SandboxConfig(), client=cast(docker.DockerClient, client))
     with pytest.raises(SandboxUnavailable):
         pool.judge(Job(language="c", code="int main(){}", tests=[{"input": "", "output": ""}]))
     fake.tagged = "sha256:rebuilt"
@@ -130,11 +131,11 @@ def test_java_runs_with_assertions_enabled() -> None:
 
 def test_agent_header_uses_cached_artifacts_instead_of_compiling() -> None:
     job = Job(language="cpp", code="int main(){}", tests=[{"input": "", "output": ""}])
-    spec = _jobs.validate(job, Settings())
-    fresh, blob = _jobs.agent_header(job, spec, Settings(), None)
+    spec = validate_job(job, SandboxConfig())
+    fresh, blob = _jobs.agent_header(job, spec, SandboxConfig(), None)
     assert fresh["compile"]["argv"][0] == "/usr/bin/g++" and blob == b""
     cached = CompiledProgram(True, "", 5.0, (Artifact("main", 0o755, b"ELF"),))
-    header, blob = _jobs.agent_header(job, spec, Settings(), cached)
+    header, blob = _jobs.agent_header(job, spec, SandboxConfig(), cached)
     assert "compile" not in header
     assert header["blob_files"] == [{"name": "main", "size": 3, "mode": 0o755}] and blob == b"ELF"
 
@@ -153,7 +154,7 @@ def test_stack_limit_leaves_room_below_the_memory_limit(memory_mb: int) -> None:
         tests=[{"input": "", "output": ""}],
         limits={"memory_limit_mb": memory_mb},
     )
-    header, _ = _jobs.agent_header(job, _jobs.validate(job, Settings()), Settings(), None)
+    header, _ = _jobs.agent_header(job, validate_job(job, SandboxConfig()), SandboxConfig(), None)
     assert header["limits"]["stack_bytes"] == stack
 
 

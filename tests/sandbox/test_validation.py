@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from judge_service.exceptions import InvalidJobError
-from judge_service.sandbox import _jobs
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import InvalidJobError
 from judge_service.sandbox.models import Job
-from judge_service.settings import Settings
+from judge_service.sandbox.validation import validate_job
 
-SETTINGS = Settings(sandboxes_per_language=1)
+SETTINGS = SandboxConfig(sandboxes_per_language=1)
 HELLO = "print('hi')\n"
 STDIN_TEST = {"input": "", "output": "hi"}
 
@@ -23,15 +23,15 @@ def _job(**fields: Any) -> Job:
     return Job(**values)
 
 
-def _rejected(job: Job, settings: Settings = SETTINGS) -> str:
+def _rejected(job: Job, settings: SandboxConfig = SETTINGS) -> str:
     with pytest.raises(InvalidJobError) as caught:
-        _jobs.validate(job, settings)
+        validate_job(job, settings)
     return str(caught.value)
 
 
 def test_a_valid_job_passes_and_returns_its_language() -> None:
-    assert _jobs.validate(_job(), SETTINGS).name == "python"
-    assert _jobs.validate(_job(language="cpp", code="int main(){}"), SETTINGS).compiled
+    assert validate_job(_job(), SETTINGS).name == "python"
+    assert validate_job(_job(language="cpp", code="int main(){}"), SETTINGS).compiled
 
 
 def test_unknown_language() -> None:
@@ -51,20 +51,20 @@ def test_empty_or_whitespace_code(code: str) -> None:
 
 
 def test_source_over_the_default_cap() -> None:
-    assert Settings().max_source_bytes == 1 << 20
+    assert SandboxConfig().max_source_bytes == 1 << 20
     big = "#" * (1 << 20) + "\nprint('hi')\n"
-    message = _rejected(_job(code=big), Settings())
+    message = _rejected(_job(code=big), SandboxConfig())
     assert f"code is {len(big)} bytes" in message
     assert str(1 << 20) in message
     # Exactly at the cap is fine; the size is counted in UTF-8 bytes, not characters.
     at_cap = "#" * ((1 << 20) - 1) + "\n"
-    _jobs.validate(_job(code=at_cap), Settings())
+    validate_job(_job(code=at_cap), SandboxConfig())
     wide = "# " + "\u00e9" * (600 * 1024) + "\n"  # 600 Ki characters, 1.2 MiB
-    assert "bytes; the limit is" in _rejected(_job(code=wide), Settings())
+    assert "bytes; the limit is" in _rejected(_job(code=wide), SandboxConfig())
 
 
 def test_too_many_tests() -> None:
-    settings = Settings(sandboxes_per_language=1, max_tests=3)
+    settings = SandboxConfig(sandboxes_per_language=1, max_tests=3)
     message = _rejected(_job(tests=[STDIN_TEST] * 4), settings)
     assert "4 tests" in message and "limit is 3" in message
 
@@ -92,7 +92,7 @@ def test_function_test_without_expected() -> None:
 
 def test_function_test_with_expected_none_is_valid() -> None:
     job = _job(mode="function", entry_point="f", tests=[{"args": [1], "expected": None}])
-    _jobs.validate(job, SETTINGS)
+    validate_job(job, SETTINGS)
 
 
 def test_function_test_without_args() -> None:
@@ -125,7 +125,7 @@ def test_mode_not_supported_by_the_language(language: str, mode: str) -> None:
 
 
 def test_time_limit_over_the_maximum() -> None:
-    settings = Settings(sandboxes_per_language=1)
+    settings = SandboxConfig(sandboxes_per_language=1)
     job = _job(limits={"time_limit_ms": settings.max_time_limit_ms + 1})
     message = _rejected(job, settings)
     assert f"time_limit_ms {settings.max_time_limit_ms + 1}" in message
@@ -133,7 +133,7 @@ def test_time_limit_over_the_maximum() -> None:
 
 
 def test_memory_limit_over_the_maximum() -> None:
-    settings = Settings(sandboxes_per_language=1)
+    settings = SandboxConfig(sandboxes_per_language=1)
     message = _rejected(_job(limits={"memory_limit_mb": 100_000}), settings)
     assert "memory_limit_mb 100000 exceeds the maximum" in message
 
@@ -141,9 +141,11 @@ def test_memory_limit_over_the_maximum() -> None:
 def test_memory_ceiling_leaves_room_for_runtime_overhead() -> None:
     # In a 2048 MiB sandbox, 1800 MiB fits Python's programs but not the JVM's, which
     # reserves memory of its own above the heap limit.
-    settings = Settings(sandboxes_per_language=1, sandbox_memory_mb=2048, max_memory_limit_mb=4096)
+    settings = SandboxConfig(
+        sandboxes_per_language=1, sandbox_memory_mb=2048, max_memory_limit_mb=4096
+    )
     job = _job(limits={"memory_limit_mb": 1800})
-    _jobs.validate(job, settings)
+    validate_job(job, settings)
     java = _job(
         language="java",
         code="class A { public static void main(String[] a) {} }",
@@ -153,7 +155,7 @@ def test_memory_ceiling_leaves_room_for_runtime_overhead() -> None:
 
 
 def test_output_limit_over_the_maximum() -> None:
-    settings = Settings(sandboxes_per_language=1, max_output_limit_kb=1024)
+    settings = SandboxConfig(sandboxes_per_language=1, max_output_limit_kb=1024)
     message = _rejected(_job(limits={"output_limit_kb": 2048}), settings)
     assert "output_limit_kb 2048 exceeds the maximum 1024" in message
 
@@ -181,11 +183,11 @@ def test_tiny_memory_limit_is_malformed() -> None:
 def test_wall_limit_below_the_cpu_limit() -> None:
     job = _job(limits={"time_limit_ms": 2000, "wall_time_limit_ms": 1000})
     assert "wall_time_limit_ms must be at least time_limit_ms" in _rejected(job)
-    _jobs.validate(_job(limits={"time_limit_ms": 2000, "wall_time_limit_ms": 2000}), SETTINGS)
+    validate_job(_job(limits={"time_limit_ms": 2000, "wall_time_limit_ms": 2000}), SETTINGS)
 
 
 def test_wall_limit_over_the_maximum() -> None:
-    settings = Settings(sandboxes_per_language=1)
+    settings = SandboxConfig(sandboxes_per_language=1)
     job = _job(limits={"wall_time_limit_ms": 4 * settings.max_time_limit_ms + 1})
     assert "wall_time_limit_ms exceeds" in _rejected(job, settings)
 
@@ -203,7 +205,7 @@ def test_unsafe_file_names(name: str, field: str) -> None:
 
 @pytest.mark.parametrize("name", ["data.txt", "sub/dir/x.bin", "a/../b.txt", "./y"])
 def test_safe_file_names(name: str) -> None:
-    _jobs.validate(_job(files={name: b"1"}, fetch_files=[name]), SETTINGS)
+    validate_job(_job(files={name: b"1"}, fetch_files=[name]), SETTINGS)
 
 
 def test_files_over_the_total_cap() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge_service.schemas import Problem, Reference
+from complexity_model.problem import ComplexityProblem, ReferenceSolution
 
 __all__ = ["Case", "problem_of"]
 
@@ -32,26 +32,20 @@ class Case:
         ]
 
 
-def problem_of(case: Case) -> Problem:
-    """The service's Problem for a case, with its reference (or optimal) solution."""
+def problem_of(case: Case) -> ComplexityProblem:
+    """The problem of a case, with its reference (or optimal) solution."""
     if case.reference:
-        reference = Reference(language="python", code=case.reference)
+        reference = ReferenceSolution(language="python", code=case.reference)
     elif case.optimal in case.solutions:
-        reference = Reference(language="python", code=case.solutions[case.optimal])
+        reference = ReferenceSolution(language="python", code=case.solutions[case.optimal])
     else:
-        reference = Reference(language="cpp", code=case.cpp[case.optimal])
-    common = {
-        "id": f"empirical-{case.id}",
-        "reference": reference,
-        "optimal_complexity": case.optimal,
-        "input_generator": case.generator,
-        "memory_limit_mb": 1024,
-    }
-    if case.entry_point is None:
-        return Problem(mode="stdin", tests=[{"input": "", "output": ""}], **common)
-    return Problem(
-        mode="function",
+        reference = ReferenceSolution(language="cpp", code=case.cpp[case.optimal])
+    return ComplexityProblem(
+        id=f"empirical-{case.id}",
+        mode="stdin" if case.entry_point is None else "function",
         entry_point=case.entry_point,
-        tests=[{"args": [1], "expected": None}],
-        **common,
+        reference=reference,
+        optimal_complexity=case.optimal,
+        input_generator=case.generator,
+        memory_limit_mb=1024,
     )

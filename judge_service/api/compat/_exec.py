@@ -23,7 +23,6 @@ from judge_service.api.compat.schemas import (
     path_parts,
 )
 from judge_service.exceptions import InvalidJobError
-from judge_service.sandbox._jobs import SANDBOX_OVERHEAD_MB
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import (
     CompileResult,
@@ -34,6 +33,7 @@ from judge_service.sandbox.models import (
     TestResult,
     Verdict,
 )
+from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB
 from judge_service.settings import Settings
 
 # What the agent appends to the compiler's output when it killed a compilation for time.

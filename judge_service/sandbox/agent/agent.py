@@ -9,8 +9,8 @@ process, and this process is not dumpable), resets the sandbox and answers with 
 Why PID 1: the kernel does not deliver SIGKILL or SIGSTOP sent from inside the container to its
 init, so user code cannot kill the judge; and every orphan is re-parented here for reaping.
 
-Frame: ``>II`` (JSON length, blob length), the JSON header, then the blob (concatenated files
-described by the header's ``blob_files``). Standard library only.
+Frames and their fields: :mod:`.wire`, the module the host writes them with. Standard library
+only.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ import json
 import os
 import select
 import signal
-import struct
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, cast
 
-from judge_service.sandbox.agent import checkers, ipc, plain, planned, procfs, workdir
+from judge_service.sandbox.agent import checkers, ipc, plain, planned, procfs, wire, workdir
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -34,7 +33,6 @@ from judge_service.sandbox.agent.helpers import (
     spawner_request,
 )
 
-FRAME_HEADER = struct.Struct(">II")
 PR_SET_DUMPABLE = 4
 SPAWNER = "/opt/judge/spawner"
 IPC_DIRS = ("/dev/shm", "/dev/mqueue")
@@ -61,16 +59,14 @@ class Protocol:
         del self.buffer[:size]
         return data
 
-    def read(self) -> tuple[dict[str, Any], bytes]:
-        header_size, blob_size = FRAME_HEADER.unpack(self.read_exact(FRAME_HEADER.size))
-        header = json.loads(self.read_exact(header_size))
+    def read(self) -> tuple[wire.HostFrame, bytes]:
+        header_size, blob_size = wire.sizes(self.read_exact(wire.PREFIX.size))
+        header = wire.host_frame(self.read_exact(header_size))
         return header, self.read_exact(blob_size)
 
     @staticmethod
-    def write(header: dict[str, Any], blob: bytes = b"") -> None:
-        encoded = json.dumps(header).encode()
-        data = FRAME_HEADER.pack(len(encoded), len(blob)) + encoded + blob
-        view = memoryview(data)
+    def write(header: wire.AgentFrame, blob: bytes = b"") -> None:
+        view = memoryview(wire.encode(header, blob))
         while view:
             view = view[os.write(1, view) :]
 
@@ -89,6 +85,8 @@ def main() -> None:
     sys.setrecursionlimit(100000)
     protocol = Protocol()
     init, _ = protocol.read()
+    if init["op"] != "init":
+        raise SystemExit(f"the first frame must be init, not {init['op']!r}")
     agent = Agent(init, LIBC)
     protocol.write({"op": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
     while True:
@@ -96,6 +94,7 @@ def main() -> None:
             header, blob = protocol.read()
         except EOFError:
             return
+        reply: wire.AgentFrame
         try:
             reply, reply_blob = agent.handle(header, blob)
         except Exception:
@@ -135,7 +134,7 @@ class ReportBudget:
 
 
 class Agent:
-    def __init__(self, init: dict[str, Any], libc: Any) -> None:
+    def __init__(self, init: wire.InitFrame, libc: Any) -> None:
         self.libc = libc
         self.spawner = Helper("spawner", [SPAWNER])
         self.zygote: Helper | None = None
@@ -153,12 +152,14 @@ class Agent:
         return [self.spawner] + ([self.zygote] if self.zygote else [])
 
     # ---- jobs -------------------------------------------------------------------------
-    def handle(self, job: dict[str, Any], blob: bytes) -> tuple[dict[str, Any], bytes]:
+    def handle(
+        self, job: wire.HostFrame, blob: bytes
+    ) -> tuple[wire.PongFrame | wire.ResultFrame, bytes]:
         if job["op"] == "ping":
             return {"op": "pong", "nonce": job.get("nonce")}, b""
         if job["op"] != "job":
             raise ValueError(f"unknown op {job['op']!r}")
-        reply: dict[str, Any] = {"op": "result", "compile": None, "tests": []}
+        reply: wire.ResultFrame = {"op": "result", "compile": None, "tests": [], "reset_error": ""}
         reply_blob = b""
         try:
             workdir.unpack_files(job.get("blob_files", []), blob)
@@ -181,7 +182,7 @@ class Agent:
             reply["reset_error"] = self.reset()
         return reply, reply_blob
 
-    def _compile(self, job: dict[str, Any], reply: dict[str, Any]) -> bool:
+    def _compile(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:
         spec = job["compile"]
         limits = spec["limits"]
         output = workdir.memfd("compile-output")
@@ -216,7 +217,7 @@ class Agent:
         }
         return not failed
 
-    def _run_tests(self, job: dict[str, Any], reply: dict[str, Any]) -> None:
+    def _run_tests(self, job: wire.JobFrame, reply: wire.ResultFrame) -> None:
         source_fd = workdir.memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
         budget_s = job.get("budget_ms", 0) / 1000.0
         started = time.monotonic()
@@ -236,14 +237,13 @@ class Agent:
                     reply["tests"].append(result)
                     break
                 if tampered:
-                    result.update(
-                        verdict="RE", message=f"the program tampered with the judge: {tampered}"
-                    )
+                    result["verdict"] = "RE"
+                    result["message"] = f"the program tampered with the judge: {tampered}"
                     reply["tests"].append(result)
                     break
                 reply["tests"].append(result)
                 if result["verdict"] == "CE":
-                    reply["compile"] = {"ok": False, "output": result.pop("message"), "cpu_ms": 0.0}
+                    reply["compile"] = {"ok": False, "output": result["message"], "cpu_ms": 0.0}
                     reply["tests"].pop()
                     break
                 if result["verdict"] != "AC" and job.get("stop_on_first_failure"):
@@ -253,8 +253,8 @@ class Agent:
                 os.close(source_fd)
 
     def _run_one(
-        self, job: dict[str, Any], test: dict[str, Any], source_fd: int, report: ReportBudget
-    ) -> dict[str, Any]:
+        self, job: wire.JobFrame, test: wire.TestSpec, source_fd: int, report: ReportBudget
+    ) -> wire.TestReport:
         limits = job["limits"]
         mode = job["mode"]
         token = os.urandom(16).hex()
@@ -317,29 +317,29 @@ class Agent:
             for fd in (stdout, stderr, result, stdin, tests_fd):
                 os.close(fd)
         shown_out, shown_err = report.take(out), report.take(err)
-        verdict.update(
-            time_ms=round(watch.cpu_ms, 3),
-            wall_ms=round(watch.wall_ms, 3),
-            memory_kb=watch.peak_kb,
-            exit_code=procfs.exit_code(watch.status),
-            signal=procfs.signal_of(watch.status),
-            stdout=_display(shown_out),
-            stderr=_display(shown_err),
-            truncated=len(shown_out) < len(out) or len(shown_err) < len(err),
-        )
-        return verdict
+        return {
+            **verdict,
+            "time_ms": round(watch.cpu_ms, 3),
+            "wall_ms": round(watch.wall_ms, 3),
+            "memory_kb": watch.peak_kb,
+            "exit_code": procfs.exit_code(watch.status),
+            "signal": procfs.signal_of(watch.status),
+            "stdout": _display(shown_out),
+            "stderr": _display(shown_err),
+            "truncated": len(shown_out) < len(out) or len(shown_err) < len(err),
+        }
 
     def _verdict(
         self,
-        job: dict[str, Any],
-        test: dict[str, Any],
+        job: wire.JobFrame,
+        test: wire.TestSpec,
         watch: ProcessWatch,
         out: bytes,
         err: bytes,
         harness: bytes,
         token: str,
         stdin_data: bytes,
-    ) -> dict[str, Any]:
+    ) -> wire.Outcome:
         limits = job["limits"]
         signal_number = procfs.signal_of(watch.status)
         memory_limit_kb = limits["memory_kb"]
@@ -352,7 +352,7 @@ class Agent:
         )
         if isinstance(planned_outcome, dict) and planned_outcome["verdict"] in ("WA", "CE"):
             # The runner would have stopped at this check, before anything that came later.
-            return planned_outcome
+            return cast(wire.Outcome, planned_outcome)
         # Output first: runtimes that ignore SIGXFSZ (JVM, Go) spin on failed writes until a
         # time limit, but the cause is the output.
         if (
@@ -431,8 +431,8 @@ class Agent:
         return {"verdict": "WA", "message": "returned " + checkers.short_json(outcome.get("value"))}
 
     def _check_output(
-        self, job: dict[str, Any], test: dict[str, Any], out: bytes, stdin_data: bytes
-    ) -> dict[str, Any]:
+        self, job: wire.JobFrame, test: wire.TestSpec, out: bytes, stdin_data: bytes
+    ) -> wire.Outcome:
         checker = job["checker"]
         expected = test["output"].encode()
         if checker["kind"] != "custom":
@@ -451,8 +451,8 @@ class Agent:
         return verdict
 
     def _custom_check(
-        self, checker: dict[str, Any], stdin_data: bytes, expected: bytes, out: bytes
-    ) -> dict[str, Any]:
+        self, checker: wire.CheckerSpec, stdin_data: bytes, expected: bytes, out: bytes
+    ) -> wire.Outcome:
         fds = [workdir.memfd("empty"), workdir.memfd("checker-out"), workdir.memfd("checker-err")]
         fds += [
             workdir.memfd("checker", checker["source"].encode()),
@@ -481,7 +481,7 @@ class Agent:
         argv: list[str],
         env: dict[str, str],
         fds: list[int],
-        limits: dict[str, Any],
+        limits: wire.Limits,
         cap_fds: list[int] | None = None,
         close_after_spawn: list[int] | None = None,
         runner: bool = False,
@@ -493,8 +493,8 @@ class Agent:
 
     def _zygote_run(
         self,
-        job: dict[str, Any],
-        test: dict[str, Any],
+        job: wire.JobFrame,
+        test: wire.TestSpec,
         token: str,
         fds: list[int],
         cap_fds: list[int],
@@ -526,7 +526,7 @@ class Agent:
         helper: Helper,
         request: bytes,
         fds: list[int],
-        limits: dict[str, Any],
+        limits: wire.Limits,
         cap_fds: list[int],
         close_after_spawn: list[int] | None = None,
         runner: bool = False,
@@ -570,7 +570,7 @@ class Agent:
         pid: int,
         wait_fd: int,
         started: float,
-        limits: dict[str, Any],
+        limits: wire.Limits,
         cap_fds: list[int],
         shared: ipc.SharedMemory,
         runner: bool = False,
@@ -758,7 +758,7 @@ class Agent:
     def _remove_with_rm(self, directory: str) -> None:
         """rm(1) walks trees of any depth; shutil.rmtree recurses once per level."""
         names = [os.path.join(directory, name) for name in os.listdir(directory)]
-        limits = {
+        limits: wire.Limits = {
             "cpu_ms": 20000,
             "wall_ms": 30000,
             "memory_kb": 256 << 10,
@@ -778,7 +778,7 @@ class Agent:
 
 
 # ---- helpers ------------------------------------------------------------------------------
-def _rlimits(limits: dict[str, Any]) -> dict[str, int]:
+def _rlimits(limits: wire.Limits) -> dict[str, int]:
     """Kernel limits behind the agent's own enforcement (CPU in whole seconds, as a backstop)."""
     return {
         "cpu_s": int(limits["cpu_ms"] / 1000) + 1,
@@ -799,7 +799,7 @@ def _below_the_agent(pid: int) -> None:
         pass
 
 
-def _budget_spent(budget_s: float) -> dict[str, Any]:
+def _budget_spent(budget_s: float) -> wire.TestReport:
     return {
         "verdict": "TLE",
         "message": f"not run: the job's wall-clock budget ({budget_s:.0f} s) was spent",
@@ -818,10 +818,10 @@ def _candidate_pipes() -> list[int]:
     return [from_candidate, to_candidate, from_runner, to_runner]
 
 
-def _planned_verdict(outcome: dict[str, Any] | str, watch: ProcessWatch) -> dict[str, Any]:
+def _planned_verdict(outcome: dict[str, Any] | str, watch: ProcessWatch) -> wire.Outcome:
     """A planned assert test's verdict once no limit was exceeded."""
     if isinstance(outcome, dict):
-        return outcome
+        return cast(wire.Outcome, outcome)
     if outcome == planned.PASSED and watch.status == 0:
         return {"verdict": "AC", "message": ""}
     signal_number = procfs.signal_of(watch.status)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from judge_service.sandbox.agent import streams
@@ -64,7 +65,7 @@ def numbers_close(got: float, want: float, abs_tol: float, rel_tol: float) -> bo
 
 
 def check_output(
-    kind: str, actual: bytes, expected: bytes, options: dict[str, Any]
+    kind: str, actual: bytes, expected: bytes, options: Mapping[str, Any]
 ) -> tuple[bool, str]:
     """Dispatch on a built-in checker kind (``custom`` is run by the agent, not here)."""
     if kind == "exact":

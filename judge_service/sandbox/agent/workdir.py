@@ -10,6 +10,8 @@ import shutil
 import stat
 from typing import Any
 
+from judge_service.sandbox.agent import wire
+
 MAX_COPY_OUT_BYTES = 64 << 20
 
 
@@ -59,10 +61,10 @@ def write_file(name: str, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-def unpack_files(entries: list[dict[str, Any]], blob: bytes) -> None:
+def unpack_files(entries: list[wire.BlobFile], blob: bytes) -> None:
     offset = 0
     for entry in entries:
-        write_file(entry["name"], blob[offset : offset + entry["size"]], entry.get("mode", 0o644))
+        write_file(entry["name"], blob[offset : offset + entry["size"]], entry["mode"])
         offset += entry["size"]
 
 
@@ -80,14 +82,14 @@ def _open_no_follow(path: str) -> int:
         os.close(directory)
 
 
-def copy_out(patterns: list[str], glob: bool) -> tuple[list[dict[str, Any]], bytes]:
+def copy_out(patterns: list[str], glob: bool) -> tuple[list[wire.CopiedFile], bytes]:
     """Copy regular files only (no symlinks, FIFOs or devices), within a total size cap."""
     names = patterns
     if glob:
         names = sorted(
             n for n in os.listdir("/work") if any(fnmatch.fnmatch(n, p) for p in patterns)
         )
-    entries: list[dict[str, Any]] = []
+    entries: list[wire.CopiedFile] = []
     chunks: list[bytes] = []
     total = 0
     for name in names:

@@ -19,6 +19,7 @@ import atexit
 # Preloaded so that forked children do not pay for them (they are what solutions import).
 import bisect  # noqa: F401
 import collections  # noqa: F401
+import ctypes
 import functools  # noqa: F401
 import heapq  # noqa: F401
 import io
@@ -172,8 +173,6 @@ class CallFeeder:
 
 
 def _harden() -> None:
-    import ctypes
-
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     for sig in CATCHABLE_SIGNALS:
         try:
@@ -215,8 +214,6 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
 
 def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: bool) -> None:
     os.setsid()
-    import ctypes
-
     # Dumpable again: the user's process owns its /proc entries (oom_score_adj is written below).
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     for sig in CATCHABLE_SIGNALS:
