@@ -58,10 +58,14 @@ class AsyncJudgeClient:
         # and a client may be built outside any (TRL builds reward functions before training).
         self._http: httpx.AsyncClient | None = None
         self._slots: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.problems = AsyncProblems(self)
 
     def _session(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        if self._http is None or self._slots is None:
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._slots is None or self._loop is not loop:
+            # A new event loop (asyncio.run called again): the old loop's connections and
+            # semaphore cannot be used from it.
             self._http = httpx.AsyncClient(
                 base_url=self._base_url,
                 headers=self._headers,
@@ -70,6 +74,7 @@ class AsyncJudgeClient:
                 transport=self._transport,
             )
             self._slots = asyncio.Semaphore(self.concurrency)
+            self._loop = loop
         return self._http, self._slots
 
     async def judge(
@@ -124,7 +129,7 @@ class AsyncJudgeClient:
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
-        self._http = self._slots = None
+        self._http = self._slots = self._loop = None
 
     async def __aenter__(self) -> AsyncJudgeClient:
         return self

@@ -35,6 +35,7 @@ class JudgeClient:
     ``judge`` cuts the submissions into batches of ``batch_size`` and keeps at most
     ``concurrency`` of them in flight; a batch that meets a connection error, a time-out, 429
     or 5xx is sent again after a backoff with jitter (``retry``). Results come back in order.
+    ``transport`` replaces httpx's (a proxy, or a scripted one in tests).
     """
 
     def __init__(
