@@ -54,25 +54,30 @@ class AsyncJudgeClient:
         self._headers = headers(api_key)
         self._timeout = timeout
         self._transport = transport
-        # Made on first use: an httpx.AsyncClient and a semaphore belong to one event loop,
-        # and a client may be built outside any (TRL builds reward functions before training).
-        self._http: httpx.AsyncClient | None = None
+        # The connection pool is made here (its TLS context costs tens of ms), the semaphore
+        # on first use: it belongs to the event loop it is used in, and a client may be built
+        # outside any loop (TRL builds reward functions before training starts).
+        self._http: httpx.AsyncClient | None = self._new_http()
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.problems = AsyncProblems(self)
 
+    def _new_http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=self._base_url,
+            headers=self._headers,
+            timeout=self._timeout,
+            limits=httpx.Limits(max_connections=self.concurrency + 2),
+            transport=self._transport,
+        )
+
     def _session(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
-        if self._http is None or self._slots is None or self._loop is not loop:
-            # A new event loop (asyncio.run called again): the old loop's connections and
-            # semaphore cannot be used from it.
-            self._http = httpx.AsyncClient(
-                base_url=self._base_url,
-                headers=self._headers,
-                timeout=self._timeout,
-                limits=httpx.Limits(max_connections=self.concurrency + 2),
-                transport=self._transport,
-            )
+        if self._http is None or (self._loop is not None and self._loop is not loop):
+            # Closed, or a new event loop (asyncio.run called again): the old loop's
+            # connections cannot be used from this one.
+            self._http = self._new_http()
+        if self._slots is None or self._loop is not loop:
             self._slots = asyncio.Semaphore(self.concurrency)
             self._loop = loop
         return self._http, self._slots
@@ -129,7 +134,8 @@ class AsyncJudgeClient:
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
-        self._http = self._slots = self._loop = None
+        self._http = None
+        self._slots = self._loop = None
 
     async def __aenter__(self) -> AsyncJudgeClient:
         return self
