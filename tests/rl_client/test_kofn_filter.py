@@ -127,6 +127,7 @@ def _filter(problems: Path, out: Path, policy_url: str, judge_url: str) -> subpr
     )
 
 
+@pytest.mark.timeout(1200)  # 4 minutes on a host at load average 11; a CI host is quieter
 def test_filter_end_to_end_with_an_interrupted_run_resumed(
     service: ApiServer, policy: tuple[str, Path], tmp_path: Path
 ) -> None:
