@@ -4,6 +4,7 @@ a reward value from a result (None when the judge failed)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections import OrderedDict
@@ -85,7 +86,9 @@ class ResultMemo:
 
     @staticmethod
     def key(submission: Mapping[str, Any]) -> str:
-        return json.dumps(submission, sort_keys=True, ensure_ascii=False)
+        # A digest, not the text: an inline problem's tests can be megabytes.
+        text = json.dumps(submission, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, key: str) -> Result | None:
         return self._items.get(key)

@@ -55,6 +55,9 @@ def sft_filter_command(
     except (JudgeClientError, ValueError, OSError) as error:
         console.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
+    except KeyboardInterrupt:
+        console.print(f"interrupted: run the same command again to resume from {out}")
+        raise typer.Exit(130) from None
     _print_sft(summary, out)
     raise typer.Exit(1 if summary.system_errors else 0)
 
@@ -170,6 +173,9 @@ def filter_command(
     except (JudgeClientError, ValueError, OSError) as error:
         console.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2) from error
+    except KeyboardInterrupt:
+        console.print(f"interrupted: run the same command again to resume from {out}")
+        raise typer.Exit(130) from None
     _print_histogram(summary.histogram, kmin, kmax)
     console.print(
         f"{summary.problems} problems ({summary.done_now} done in this run): {summary.kept} "

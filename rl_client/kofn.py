@@ -22,6 +22,7 @@ from rl_client._journal import append, read_records
 from rl_client._progress import progress_bar
 from rl_client._rewarding import problem_fields
 from rl_client.aclient import AsyncJudgeClient
+from rl_client.errors import JudgeUnavailable
 from rl_client.rows import RowSource, problem_of_row, read_rows
 from rl_client.sampling import Sampler, SamplingParams
 from rl_client.types import JudgeOptions, Result
@@ -126,19 +127,23 @@ class _Run:
             raise ValueError(
                 f"problem {problem_key(row)}: no prompt in {self.config.prompt_field!r}"
             )
-        completions = await self.sampler.sample(prompt, self.params)
-        if self.config.include_prompt and isinstance(prompt, str):
-            completions = [prompt + completion for completion in completions]
         base = {**_problem(row), "language": row.get("language") or self.config.language}
-        results = await self.judge([{**base, "completion": text} for text in completions])
-        if any(result.status == "system_error" for result in results):
+        try:
+            completions = await self.sampler.sample(prompt, self.params)
+            if self.config.include_prompt and isinstance(prompt, str):
+                completions = [prompt + completion for completion in completions]
+            results = await self.judge([{**base, "completion": text} for text in completions])
+        except JudgeUnavailable as error:
+            results, failure = [], str(error)
+        else:
+            failure = next((r.error or "" for r in results if r.status == "system_error"), "")
+        if failure or not results:
             self.failed += 1  # left out of both files: the next run tries it again
-            logger.warning(
-                "problem %s: the judge failed; it is left for the next run", problem_key(row)
-            )
+            logger.warning("problem %s left for the next run: %s", problem_key(row), failure)
             return
-        if any(result.status == "error" for result in results):
-            raise ValueError(f"problem {problem_key(row)}: {results[0].error}")
+        refused = [result.error for result in results if result.status == "error"]
+        if refused:
+            raise ValueError(f"problem {problem_key(row)}: {refused[0]}")
         counted = [self.counts(result) for result in results]
         k = sum(counted)
         record = {
