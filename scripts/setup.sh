@@ -14,7 +14,7 @@ fi
 stamp=".venv/.judge-installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [[ ! -f "$stamp" ]]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e '.[dev,model]'
+    .venv/bin/python -m pip install --quiet -e '.[dev,model,rl]'
     rm -f .venv/.judge-installed-*
     touch "$stamp"
 fi
