@@ -66,8 +66,11 @@ def score(truth: Sequence[str], predicted: Sequence[str]) -> Report:
         recall = _ratio(true_positive, support)
         f1 = _ratio(2 * true_positive, support + predicted_total)
         per_class[cls] = ClassScores(precision, recall, f1, support)
-    present = [cls for cls in LADDER
-               if per_class[cls].support or sum(confusion[label][cls] for label in LADDER)]
+    present = [
+        cls
+        for cls in LADDER
+        if per_class[cls].support or sum(confusion[label][cls] for label in LADDER)
+    ]
     macro_f1 = sum(per_class[cls].f1 for cls in present) / len(present) if present else 0.0
     return Report(
         count=len(truth),
@@ -88,8 +91,10 @@ def format_report(title: str, report: Report) -> str:
         f"{'class':<12}{'precision':>10}{'recall':>8}{'F1':>7}{'support':>9}",
     ]
     for cls, scores in report.per_class.items():
-        lines.append(f"{cls:<12}{scores.precision:>10.3f}{scores.recall:>8.3f}"
-                     f"{scores.f1:>7.3f}{scores.support:>9d}")
+        lines.append(
+            f"{cls:<12}{scores.precision:>10.3f}{scores.recall:>8.3f}"
+            f"{scores.f1:>7.3f}{scores.support:>9d}"
+        )
     columns = [*LADDER, UNKNOWN]
     lines.append("confusion (rows: label, columns: prediction)")
     lines.append(f"{'':<12}" + "".join(f"{c:>11}" for c in columns))

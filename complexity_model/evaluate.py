@@ -92,8 +92,9 @@ def run_evaluation(
         groups["all"] = list(range(len(rows)))
     results: dict[str, Any] = {"backend": backend, "languages": {}}
     for language, indices in groups.items():
-        report = score([_truth(rows[i]) for i in indices],
-                       [estimates[i].predicted for i in indices])
+        report = score(
+            [_truth(rows[i]) for i in indices], [estimates[i].predicted for i in indices]
+        )
         times = sorted(seconds[i] * 1000 for i in indices)
         timing = {
             "ms_per_program_mean": statistics.fmean(times) if times else 0.0,
@@ -119,8 +120,7 @@ def format_results(results: dict[str, Any]) -> str:
             accuracy=numbers["accuracy"],
             macro_f1=numbers["macro_f1"],
             within_one=numbers["within_one"],
-            per_class={cls: ClassScores(**scores)
-                       for cls, scores in numbers["per_class"].items()},
+            per_class={cls: ClassScores(**scores) for cls, scores in numbers["per_class"].items()},
             confusion=numbers["confusion"],
         )
         blocks.append(format_report(f"{results['backend']} / {language}", report))
@@ -133,9 +133,14 @@ def format_results(results: dict[str, Any]) -> str:
 
 
 def evaluate(
-    data: Annotated[Path, typer.Option(
-        "--data", help="JSONL: code, language, complexity or label, optional entry_point; "
-        f"the function-mode set is {FUNCTION_MODE_DATA}")] = DEFAULT_DATA,
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data",
+            help="JSONL: code, language, complexity or label, optional entry_point; "
+            f"the function-mode set is {FUNCTION_MODE_DATA}",
+        ),
+    ] = DEFAULT_DATA,
     backend: Annotated[str, typer.Option("--backend", help="static or served")] = "static",
     base_url: Annotated[str | None, typer.Option("--base-url", help="served: base URL")] = None,
     model: Annotated[str | None, typer.Option("--model", help="served: model name")] = None,

@@ -143,8 +143,10 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> TrainSumma
                 order += random.sample(range(len(kept)), len(kept))
             batch = [kept[index] for index in order[: config.batch_size]]
             del order[: config.batch_size]
-            tensors = {key: value.to(device)
-                       for key, value in collate(batch, tokenizer.pad_token_id).items()}
+            tensors = {
+                key: value.to(device)
+                for key, value in collate(batch, tokenizer.pad_token_id).items()
+            }
             loss = model(**tensors).loss / config.grad_accum
             loss.backward()
             step_loss += float(loss.detach())
@@ -193,10 +195,22 @@ def train_command(
     if not data.exists():
         raise typer.BadParameter(f"no data file at {data}")
     config = TrainConfig(
-        data=data, model=model, output=output, epochs=epochs, max_steps=max_steps,
-        batch_size=batch_size, grad_accum=grad_accum, learning_rate=learning_rate,
-        max_length=max_length, lora=lora, lora_r=lora_r, lora_alpha=lora_alpha,
-        gradient_checkpointing=gradient_checkpointing, device=device, dtype=dtype, seed=seed,
+        data=data,
+        model=model,
+        output=output,
+        epochs=epochs,
+        max_steps=max_steps,
+        batch_size=batch_size,
+        grad_accum=grad_accum,
+        learning_rate=learning_rate,
+        max_length=max_length,
+        lora=lora,
+        lora_r=lora_r,
+        lora_alpha=lora_alpha,
+        gradient_checkpointing=gradient_checkpointing,
+        device=device,
+        dtype=dtype,
+        seed=seed,
         limit=limit,
     )
     try:

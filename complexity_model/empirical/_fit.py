@@ -220,9 +220,7 @@ class ReferenceFit:
         return self.bic < self.best_class_bic
 
 
-def fit_like_reference(
-    points: Sequence[Point], reference: Sequence[Point]
-) -> ReferenceFit | None:
+def fit_like_reference(points: Sequence[Point], reference: Sequence[Point]) -> ReferenceFit | None:
     """None when the reference does not grow, or fewer than four sizes are shared.
 
     A reference whose time does not grow (O(1)) gives ``a + b * constant``, the O(1) model

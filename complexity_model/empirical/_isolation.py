@@ -128,6 +128,7 @@ def kept(before: tuple[int, int, int], after: tuple[int, int, int]) -> str:
     """What appeared between two footprints, in words; '' when nothing did."""
     names = ("threads", "open files", "shared memory mappings")
     return ", ".join(
-        f"{now - then} {name}" for name, then, now in zip(names, before, after, strict=True)
+        f"{now - then} {name}"
+        for name, then, now in zip(names, before, after, strict=True)
         if now > then
     )

@@ -99,8 +99,12 @@ def main() -> None:
         sweep()  # processes it started
         left = kept(before, footprint())
         if left:
-            report("error", "candidate", f"loading the solution left {left}: every timed run "
-                   "would share them, so state could pass from one to the next")
+            report(
+                "error",
+                "candidate",
+                f"loading the solution left {left}: every timed run "
+                "would share them, so state could pass from one to the next",
+            )
             return
     _measure(spec, report, meter, runner, lambda n: _generated(spec, generator, streams, n))
 
@@ -262,8 +266,9 @@ def _forked(work: Callable[[], dict[str, Any]], wall_s: float) -> dict[str, Any]
         return {"error": f"the run gave no result in {wall_s:.1f} s of wall time"}
     if os.WIFSIGNALED(status):
         return {"error": f"the run was killed by signal {os.WTERMSIG(status)}"}
-    return {"error": f"the run ended (exit status {os.waitstatus_to_exitcode(status)}) with "
-            "no result"}
+    return {
+        "error": f"the run ended (exit status {os.waitstatus_to_exitcode(status)}) with no result"
+    }
 
 
 def _read_line(fd: int, wall_s: float) -> str | None:

@@ -116,8 +116,11 @@ class Measurement:
             "bic_weights": {cls: round(w, 4) for cls, w in self.fit.weights.items()},
             "range_classes": list(self.fit.range_classes),
             **({"own_class": self.fit.predicted} if self.like_reference else {}),
-            **({"relative_to_reference": _relative_evidence(self.relative)}
-               if self.relative is not None else {}),
+            **(
+                {"relative_to_reference": _relative_evidence(self.relative)}
+                if self.relative is not None
+                else {}
+            ),
             **({"reason": self.reason} if self.reason else {}),
             **({"notes": self.notes} if self.notes else {}),
         }

@@ -105,9 +105,12 @@ class ServedModelJudge:
         except ServedModelRejected as error:
             if not error.prompt_too_long:
                 raise
-            evidence = {"model": self.model, "reason": "the prompt does not fit the model's "
-                        "context (lower max_code_chars or serve a longer context)",
-                        "server": error.detail}
+            evidence = {
+                "model": self.model,
+                "reason": "the prompt does not fit the model's "
+                "context (lower max_code_chars or serve a longer context)",
+                "server": error.detail,
+            }
             return ComplexityEstimate(UNKNOWN, 0.0, self.method, evidence)
         latency_ms = (time.perf_counter() - start) * 1000
         return self._estimate_from(body, attempts, latency_ms)

@@ -48,9 +48,7 @@ def choose_backend(requested: str) -> str:
     return "vllm" if vllm_installed() and gpu_present() else "transformers"
 
 
-def vllm_argv(
-    model: str, host: str, port: int, served_name: str, extra: list[str]
-) -> list[str]:
+def vllm_argv(model: str, host: str, port: int, served_name: str, extra: list[str]) -> list[str]:
     """The ``vllm serve`` command line; RuntimeError when vLLM is not installed."""
     beside = Path(sys.executable).with_name("vllm")
     executable = str(beside) if beside.exists() else shutil.which("vllm")
@@ -59,8 +57,18 @@ def vllm_argv(
             "vLLM is not installed in this environment: `pip install vllm` on a machine with "
             "a GPU, or use --backend transformers (CPU)"
         )
-    return [executable, "serve", model, "--host", host, "--port", str(port),
-            "--served-model-name", served_name, *extra]
+    return [
+        executable,
+        "serve",
+        model,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--served-model-name",
+        served_name,
+        *extra,
+    ]
 
 
 def _run_transformers(
@@ -76,8 +84,9 @@ def _run_transformers(
         device = "cuda" if gpu_present() else "cpu"
     generator = TransformersGenerator(model, device=device)
     app = create_app(generator, served_name, max_tokens_limit=max_tokens_limit)
-    typer.echo(f"serving {model} as {served_name!r} on http://{host}:{port}/v1 "
-               f"(transformers, {device})")
+    typer.echo(
+        f"serving {model} as {served_name!r} on http://{host}:{port}/v1 (transformers, {device})"
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -62,8 +62,12 @@ def _choice(generation: Generation) -> dict[str, Any]:
     if generation.token_logprobs is not None:
         logprobs = {
             "content": [
-                {"token": token, "logprob": value, "bytes": list(token.encode()),
-                 "top_logprobs": []}
+                {
+                    "token": token,
+                    "logprob": value,
+                    "bytes": list(token.encode()),
+                    "top_logprobs": [],
+                }
                 for token, value in generation.token_logprobs
             ]
         }
@@ -104,8 +108,9 @@ def create_app(
         max_tokens = request.max_completion_tokens or request.max_tokens or DEFAULT_MAX_TOKENS
         if max_tokens > max_tokens_limit:
             return _error(400, f"max_tokens is {max_tokens}; this server allows {max_tokens_limit}")
-        messages = [{"role": message.role, "content": message.text()}
-                    for message in request.messages]
+        messages = [
+            {"role": message.role, "content": message.text()} for message in request.messages
+        ]
         try:
             generation = generator.generate(messages, max_tokens, request.logprobs)
         except PromptTooLong as error:

@@ -99,8 +99,9 @@ class Analysis:
             "recursion": dict(self._recursion),
             "library_calls": sorted(set(self._library)),
             "test_case_loops": sorted(self._test_case_loops),
-            "implicit_calls": {name: cost.describe() for name, cost in self._implicit.items()
-                               if cost != CONSTANT},
+            "implicit_calls": {
+                name: cost.describe() for name, cost in self._implicit.items() if cost != CONSTANT
+            },
             "total": self.total.describe(),
         }
 
@@ -164,8 +165,9 @@ class Analysis:
             bound, reason = CONSTANT, f"{reason} (independent test cases)"
         if reason.startswith("guess"):
             self._guesses += 1
-        self._loops.setdefault(loop.line, {"line": loop.line, "bound": bound.describe(),
-                                           "reason": reason})
+        self._loops.setdefault(
+            loop.line, {"line": loop.line, "bound": bound.describe(), "reason": reason}
+        )
         spread = bound * body.free
         free = body.free if loop.bound.amortised else spread
         return _Eval(spread | body.cost, free, body.effects)
@@ -211,8 +213,9 @@ class Analysis:
                 in_amortised_loop=any(lp.bound.amortised for lp in loops),
                 in_element_loop=any(lp.over_elements for lp in loops),
                 resets_guard=call.resets_guard,
-                branch_path=tuple(self._frames[-1].branch_path) if depth == len(
-                    self._frames) - 1 else (),
+                branch_path=tuple(self._frames[-1].branch_path)
+                if depth == len(self._frames) - 1
+                else (),
             )
         )
 
@@ -241,10 +244,7 @@ class Analysis:
         self, function: Function, sites: list[_Site], body: _Eval
     ) -> tuple[str, Cost, Cost]:
         varying = {
-            index
-            for site in sites
-            for index, shape in enumerate(site.shapes)
-            if shape != "same"
+            index for site in sites for index, shape in enumerate(site.shapes) if shape != "same"
         }
         if function.memo_dimensions:
             dimensions = function.memo_dimensions
@@ -261,8 +261,11 @@ class Analysis:
         if function.visit_dimensions and not any(site.resets_guard for site in sites):
             dimensions = min(function.visit_dimensions, _MAX_MEMO_DIMENSIONS)
             self._once_per_state.add(function.name)
-            return (f"search marking {dimensions}-dimensional states visited",
-                    Cost(degree=LINEAR.degree * dimensions), body.free)
+            return (
+                f"search marking {dimensions}-dimensional states visited",
+                Cost(degree=LINEAR.degree * dimensions),
+                body.free,
+            )
         looped = [site for site in sites if site.loop_factor != CONSTANT]
         if looped:
             if any(site.in_amortised_loop for site in looped):
@@ -274,14 +277,13 @@ class Analysis:
             # collection's elements (a tree's children) need no mark to visit each once.
             own = function.local_names - set(function.params)
             counting = not any(site.in_element_loop for site in looped)
-            if counting and not any(kind == "fill" and name not in own
-                                    for kind, name in body.effects):
+            if counting and not any(
+                kind == "fill" and name not in own for kind, name in body.effects
+            ):
                 return "branching in a loop, nothing marked visited", EXPONENTIAL, CONSTANT
             self._guesses += 1
             return "search guarded by a visited mark", LINEAR, body.cost
-        branching = max(
-            sum(1 for other in sites if _compatible(site, other)) for site in sites
-        )
+        branching = max(sum(1 for other in sites if _compatible(site, other)) for site in sites)
         shapes = {_site_shape(site) for site in sites}
         if shapes == {"chased"} and branching == 1:
             return "union-find root walk", LOG, body.cost

@@ -155,8 +155,7 @@ def advance_only(bound: Bound, rebound_in_enclosing: frozenset[str] | None) -> B
         return bound
     if bound.pointers & rebound_in_enclosing or bound.cost.exponential:
         return bound
-    return Bound(bound.cost, f"{bound.reason} (two pointers: counters never reset)",
-                 amortised=True)
+    return Bound(bound.cost, f"{bound.reason} (two pointers: counters never reset)", amortised=True)
 
 
 def work(cost: Cost, label: str, line: int) -> list[Stmt]:

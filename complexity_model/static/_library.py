@@ -32,8 +32,27 @@ PYTHON_FUNCTIONS: dict[str, Cost] = {
 
 # Builtins that walk their (collection) argument once.
 PYTHON_CONSUMERS = frozenset(
-    {"sum", "min", "max", "list", "set", "tuple", "frozenset", "any", "all", "Counter",
-     "dict", "deque", "reversed", "accumulate", "join", "fsum", "prod", "bytes", "bytearray"}
+    {
+        "sum",
+        "min",
+        "max",
+        "list",
+        "set",
+        "tuple",
+        "frozenset",
+        "any",
+        "all",
+        "Counter",
+        "dict",
+        "deque",
+        "reversed",
+        "accumulate",
+        "join",
+        "fsum",
+        "prod",
+        "bytes",
+        "bytearray",
+    }
 )
 
 PYTHON_METHODS: dict[str, Cost] = {
@@ -86,40 +105,154 @@ JAVA_STATIC_CALLS: dict[str, Cost] = {
 }
 
 # Methods on ordered containers (TreeMap, TreeSet, PriorityQueue) cost log n.
-JAVA_TREE_TYPES = frozenset({"TreeMap", "TreeSet", "PriorityQueue", "SortedMap", "SortedSet",
-                             "NavigableMap", "NavigableSet"})
+JAVA_TREE_TYPES = frozenset(
+    {
+        "TreeMap",
+        "TreeSet",
+        "PriorityQueue",
+        "SortedMap",
+        "SortedSet",
+        "NavigableMap",
+        "NavigableSet",
+    }
+)
 JAVA_TREE_METHODS = frozenset(
-    {"add", "offer", "poll", "remove", "put", "get", "contains", "containsKey", "floor",
-     "ceiling", "higher", "lower", "floorKey", "ceilingKey", "higherKey", "lowerKey",
-     "floorEntry", "ceilingEntry", "higherEntry", "lowerEntry", "pollFirst", "pollLast",
-     "first", "last", "firstKey", "lastKey", "merge", "getOrDefault", "pollFirstEntry",
-     "pollLastEntry"}
+    {
+        "add",
+        "offer",
+        "poll",
+        "remove",
+        "put",
+        "get",
+        "contains",
+        "containsKey",
+        "floor",
+        "ceiling",
+        "higher",
+        "lower",
+        "floorKey",
+        "ceilingKey",
+        "higherKey",
+        "lowerKey",
+        "floorEntry",
+        "ceilingEntry",
+        "higherEntry",
+        "lowerEntry",
+        "pollFirst",
+        "pollLast",
+        "first",
+        "last",
+        "firstKey",
+        "lastKey",
+        "merge",
+        "getOrDefault",
+        "pollFirstEntry",
+        "pollLastEntry",
+    }
 )
 JAVA_LINEAR_METHODS = frozenset(
-    {"indexOf", "lastIndexOf", "substring", "toCharArray", "split", "replace", "replaceAll",
-     "reverse", "toString", "equals", "compareTo", "contains", "startsWith", "endsWith",
-     "clone", "containsValue", "toArray", "addAll", "removeAll", "retainAll", "fill",
-     "repeat", "concat", "matches", "trim", "toLowerCase", "toUpperCase"}
+    {
+        "indexOf",
+        "lastIndexOf",
+        "substring",
+        "toCharArray",
+        "split",
+        "replace",
+        "replaceAll",
+        "reverse",
+        "toString",
+        "equals",
+        "compareTo",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "clone",
+        "containsValue",
+        "toArray",
+        "addAll",
+        "removeAll",
+        "retainAll",
+        "fill",
+        "repeat",
+        "concat",
+        "matches",
+        "trim",
+        "toLowerCase",
+        "toUpperCase",
+    }
 )
 # contains/remove are linear on lists and strings but constant on hash containers.
-JAVA_HASH_TYPES = frozenset({"HashMap", "HashSet", "LinkedHashMap", "LinkedHashSet", "Map",
-                             "Set", "BitSet"})
+JAVA_HASH_TYPES = frozenset(
+    {"HashMap", "HashSet", "LinkedHashMap", "LinkedHashSet", "Map", "Set", "BitSet"}
+)
 JAVA_READ_METHODS = frozenset(
-    {"next", "nextInt", "nextLong", "nextDouble", "nextLine", "nextToken", "readLine",
-     "read", "readInt", "readLong", "readDouble", "readString", "nextString", "ni", "nl",
-     "ns", "nd", "nextChar", "readChar", "nextIntArray", "nextBigInteger", "hasNext",
-     "hasNextInt", "scanInt", "scanLong", "nextFloat", "nextByte", "nextShort"}
+    {
+        "next",
+        "nextInt",
+        "nextLong",
+        "nextDouble",
+        "nextLine",
+        "nextToken",
+        "readLine",
+        "read",
+        "readInt",
+        "readLong",
+        "readDouble",
+        "readString",
+        "nextString",
+        "ni",
+        "nl",
+        "ns",
+        "nd",
+        "nextChar",
+        "readChar",
+        "nextIntArray",
+        "nextBigInteger",
+        "hasNext",
+        "hasNextInt",
+        "scanInt",
+        "scanLong",
+        "nextFloat",
+        "nextByte",
+        "nextShort",
+    }
 )
 JAVA_WRITE_METHODS = frozenset(
     {"println", "print", "printf", "write", "format", "printLine", "flush", "append"}
 )
 JAVA_FILL_METHODS = frozenset(
-    {"add", "put", "offer", "push", "addLast", "addFirst", "offerLast", "offerFirst", "set",
-     "merge", "putIfAbsent", "addAll", "push_back", "emplace_back", "insert", "emplace"}
+    {
+        "add",
+        "put",
+        "offer",
+        "push",
+        "addLast",
+        "addFirst",
+        "offerLast",
+        "offerFirst",
+        "set",
+        "merge",
+        "putIfAbsent",
+        "addAll",
+        "push_back",
+        "emplace_back",
+        "insert",
+        "emplace",
+    }
 )
 JAVA_POP_METHODS = frozenset(
-    {"poll", "pop", "remove", "removeFirst", "removeLast", "pollFirst", "pollLast",
-     "pop_front", "pop_back", "erase"}
+    {
+        "poll",
+        "pop",
+        "remove",
+        "removeFirst",
+        "removeLast",
+        "pollFirst",
+        "pollLast",
+        "pop_front",
+        "pop_back",
+        "erase",
+    }
 )
 
 CPP_FUNCTIONS: dict[str, Cost] = {
@@ -151,8 +284,7 @@ CPP_FUNCTIONS: dict[str, Cost] = {
 }
 CPP_TREE_TYPES = frozenset({"set", "map", "multiset", "multimap", "priority_queue"})
 CPP_TREE_METHODS = frozenset(
-    {"insert", "erase", "find", "count", "lower_bound", "upper_bound", "push", "pop",
-     "emplace"}
+    {"insert", "erase", "find", "count", "lower_bound", "upper_bound", "push", "pop", "emplace"}
 )
 CPP_READS = frozenset({"scanf", "cin", "getline", "getchar", "gets", "read", "fread"})
 CPP_WRITES = frozenset({"printf", "cout", "puts", "putchar", "write", "fwrite"})
@@ -160,11 +292,43 @@ CPP_WRITES = frozenset({"printf", "cout", "puts", "putchar", "write", "fwrite"})
 # Modules whose functions are modelled above, cost O(1), or do input and output: a call into
 # any other module (numpy, a module of the submitter's own) runs code the analysis cannot see.
 PYTHON_KNOWN_MODULES = frozenset(
-    {"__future__", "__pypy__", "abc", "array", "ast", "atexit", "bisect", "cmath",
-     "collections", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
-     "functools", "heapq", "io", "itertools", "json", "math", "numbers", "operator", "os",
-     "queue", "random", "re", "statistics", "string", "sys", "threading", "time", "typing",
-     "typing_extensions", "unicodedata"}
+    {
+        "__future__",
+        "__pypy__",
+        "abc",
+        "array",
+        "ast",
+        "atexit",
+        "bisect",
+        "cmath",
+        "collections",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "enum",
+        "fractions",
+        "functools",
+        "heapq",
+        "io",
+        "itertools",
+        "json",
+        "math",
+        "numbers",
+        "operator",
+        "os",
+        "queue",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "sys",
+        "threading",
+        "time",
+        "typing",
+        "typing_extensions",
+        "unicodedata",
+    }
 )
 # Modules that exist to run native or outside code: importing one is enough to give up.
 PYTHON_NATIVE_MODULES = frozenset(
@@ -175,23 +339,65 @@ PYTHON_DYNAMIC_CODE = frozenset({"exec", "eval", "compile", "execfile"})
 PYTHON_NAMESPACE_LOOKUPS = frozenset({"globals", "locals", "vars"})
 PYTHON_COMPUTED_ATTRIBUTES = frozenset({"getattr", "setattr", "delattr"})
 # ``os`` functions that start other programs (plus the exec* and spawn* families).
-PYTHON_OS_PROCESSES = frozenset({"system", "popen", "fork", "forkpty", "posix_spawn",
-                                 "posix_spawnp", "startfile"})
+PYTHON_OS_PROCESSES = frozenset(
+    {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "startfile"}
+)
 
 # Java calls that run code the source does not show: reflection, scripting, other programs,
 # native libraries. Names the program defines itself are its own functions, not these.
 JAVA_OPAQUE_CALLS = frozenset(
-    {"forName", "getMethod", "getDeclaredMethod", "getMethods", "getDeclaredMethods",
-     "invoke", "invokeExact", "invokeWithArguments", "newInstance", "findVirtual",
-     "findStatic", "defineClass", "loadLibrary", "System.load", "getEngineByName",
-     "getEngineByExtension", "eval", "exec"}
+    {
+        "forName",
+        "getMethod",
+        "getDeclaredMethod",
+        "getMethods",
+        "getDeclaredMethods",
+        "invoke",
+        "invokeExact",
+        "invokeWithArguments",
+        "newInstance",
+        "findVirtual",
+        "findStatic",
+        "defineClass",
+        "loadLibrary",
+        "System.load",
+        "getEngineByName",
+        "getEngineByExtension",
+        "eval",
+        "exec",
+    }
 )
 JAVA_OPAQUE_TYPES = frozenset({"ProcessBuilder", "ScriptEngineManager", "URLClassLoader"})
 CPP_OPAQUE_CALLS = frozenset(
-    {"system", "popen", "_popen", "dlopen", "dlsym", "execl", "execlp", "execle", "execv",
-     "execvp", "execvpe", "execve", "fork", "vfork", "posix_spawn", "posix_spawnp", "syscall",
-     "mprotect", "LoadLibrary", "LoadLibraryA", "LoadLibraryW", "GetProcAddress",
-     "CreateProcess", "CreateProcessA", "WinExec", "ShellExecute", "ShellExecuteA"}
+    {
+        "system",
+        "popen",
+        "_popen",
+        "dlopen",
+        "dlsym",
+        "execl",
+        "execlp",
+        "execle",
+        "execv",
+        "execvp",
+        "execvpe",
+        "execve",
+        "fork",
+        "vfork",
+        "posix_spawn",
+        "posix_spawnp",
+        "syscall",
+        "mprotect",
+        "LoadLibrary",
+        "LoadLibraryA",
+        "LoadLibraryW",
+        "GetProcAddress",
+        "CreateProcess",
+        "CreateProcessA",
+        "WinExec",
+        "ShellExecute",
+        "ShellExecuteA",
+    }
 )
 
 # Methods that collections, sorting and the language call without the program naming them:

@@ -58,6 +58,7 @@ _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _MODULES = frozenset({"heapq", "bisect", "math", "itertools", "h", "hq", "bi", "bs"})
 _LAZY = frozenset({"map", "filter", "zip", "enumerate", "range", "reversed"})
 
+
 def lower_python(source: str, entry_point: str | None = None) -> Program:
     """Parse ``source`` (SyntaxError when it is not Python) and lower it: the whole module, or
     the function or method ``entry_point`` names (EntryPointNotFound when there is none)."""
@@ -85,8 +86,11 @@ class _PythonLowering:
         definitions: dict[str, list[_Definition]] = {
             **self.user_functions,
             **{name: [init] for name, init in self.constructors.items()},
-            **{f"{owner}.{method.name}": [method]
-               for owner, methods in self.facts.special_methods.items() for method in methods},
+            **{
+                f"{owner}.{method.name}": [method]
+                for owner, methods in self.facts.special_methods.items()
+                for method in methods
+            },
         }
         entry = self.block(self.tree.body)
         notes: list[str] = []
@@ -99,8 +103,9 @@ class _PythonLowering:
             setup = entry + ([Call(owner, (), 0)] if owner in self.constructors else [])
             entry = [Call(name, (), root.lineno)]
             notes.append(f"entry point {entry_point} (line {root.lineno})")
-        functions = LazyFunctions(list(definitions), lambda key: self._function(
-            key, definitions[key]))
+        functions = LazyFunctions(
+            list(definitions), lambda key: self._function(key, definitions[key])
+        )
         return Program("python", functions, entry, notes, setup)
 
     def _function(self, name: str, defs: list[_Definition]) -> Function:
@@ -109,10 +114,18 @@ class _PythonLowering:
         local_names: set[str] = set()
         for definition in defs:
             saved = self.midpoints
-            saved_stacks = (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
-                            self.bounds.loop_variables)
-            (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
-             self.bounds.loop_variables) = [], [], [], []
+            saved_stacks = (
+                self.enclosing_assigned,
+                self.enclosing_rebound,
+                self.bounds.fresh,
+                self.bounds.loop_variables,
+            )
+            (
+                self.enclosing_assigned,
+                self.enclosing_rebound,
+                self.bounds.fresh,
+                self.bounds.loop_variables,
+            ) = [], [], [], []
             if isinstance(definition, ast.Lambda):
                 self.midpoints = set()
                 bodies.append(self.expr(definition.body))
@@ -125,8 +138,12 @@ class _PythonLowering:
                 visited = max(visited, visit_dimensions(definition))
                 local_names |= assigned_names(definition)
             self.midpoints = saved
-            (self.enclosing_assigned, self.enclosing_rebound, self.bounds.fresh,
-             self.bounds.loop_variables) = saved_stacks
+            (
+                self.enclosing_assigned,
+                self.enclosing_rebound,
+                self.bounds.fresh,
+                self.bounds.loop_variables,
+            ) = saved_stacks
             local_names |= {arg.arg for arg in definition.args.args}
         body: list[Stmt] = bodies[0] if len(bodies) == 1 else [Branch(bodies)]
         params = tuple(arg.arg for arg in defs[0].args.args)
@@ -137,7 +154,7 @@ class _PythonLowering:
     def block(self, body: list[ast.stmt]) -> list[Stmt]:
         lowered: list[Stmt] = []
         for index, stmt in enumerate(body):
-            rest = body[index + 1:]
+            rest = body[index + 1 :]
             if isinstance(stmt, ast.If) and not stmt.orelse and rest and leaves(stmt.body):
                 # What follows ``if c: return`` runs only when c is false: it is the else arm,
                 # so recursive calls there and in the if are alternatives, not two branches.
@@ -162,8 +179,7 @@ class _PythonLowering:
         if isinstance(node, ast.While):
             return self._while(node)
         if isinstance(node, ast.If):
-            return self.expr(node.test) + [Branch([self.block(node.body),
-                                                   self.block(node.orelse)])]
+            return self.expr(node.test) + [Branch([self.block(node.body), self.block(node.orelse)])]
         if isinstance(node, ast.Try):
             handlers = [self.block(h.body) for h in node.handlers]
             main = self.block(node.body) + self.block(node.orelse)
@@ -185,7 +201,8 @@ class _PythonLowering:
     def _assign(self, targets: list[ast.expr], value: ast.expr) -> list[Stmt]:
         if self.bounds.fresh and reads_input(unwrapped(value)):
             self.bounds.fresh[-1].update(
-                n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+                n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)
+            )
         lowered: list[Stmt] = []
         for target in targets:
             lowered.extend(self._fills(target))
@@ -219,12 +236,12 @@ class _PythonLowering:
 
     def _while(self, node: ast.While) -> list[Stmt]:
         bound = early_exit(node.body, self.bounds.while_bound(node))
-        if bound.worklist and any(bound.worklist in names for names in
-                                  self.enclosing_assigned[-1:]):
+        if bound.worklist and any(
+            bound.worklist in names for names in self.enclosing_assigned[-1:]
+        ):
             # The work list is rebuilt in every pass of the enclosing loop: no amortising.
             bound = Bound(bound.cost, bound.reason)
-        bound = advance_only(bound, self.enclosing_rebound[-1] if self.enclosing_rebound
-                             else None)
+        bound = advance_only(bound, self.enclosing_rebound[-1] if self.enclosing_rebound else None)
         local = frozenset(assigned_in(node.body))
         self.bounds.loop_variables.append(set())
         self.bounds.fresh.append(set())
@@ -272,7 +289,8 @@ class _PythonLowering:
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             for seq, count in ((node.left, node.right), (node.right, node.left)):
                 is_sequence = isinstance(seq, ast.List) or (
-                    isinstance(seq, ast.Constant) and isinstance(seq.value, str | bytes))
+                    isinstance(seq, ast.Constant) and isinstance(seq.value, str | bytes)
+                )
                 if is_sequence and not isinstance(count, ast.List):
                     lowered.extend(work(self.bounds.size(count), "sequence repetition", line))
         return lowered
@@ -308,8 +326,12 @@ class _PythonLowering:
         for generator in reversed(generators):
             targets = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
             conditions = [item for cond in generator.ifs for item in self.expr(cond)]
-            loop = Loop(self.bounds.iteration(generator.iter), conditions + body,
-                        getattr(node, "lineno", 0), frozenset(targets))
+            loop = Loop(
+                self.bounds.iteration(generator.iter),
+                conditions + body,
+                getattr(node, "lineno", 0),
+                frozenset(targets),
+            )
             body = self.expr(generator.iter) + [loop]
         return body
 
@@ -380,8 +402,10 @@ class _PythonLowering:
 
     def _special_calls(self, class_name: str, line: int) -> list[Stmt]:
         """A new object of a program's class brings its operators and comparisons along."""
-        return [Call(f"{class_name}.{method.name}", (), line, implicit=True)
-                for method in self.facts.special_methods.get(class_name, [])]
+        return [
+            Call(f"{class_name}.{method.name}", (), line, implicit=True)
+            for method in self.facts.special_methods.get(class_name, [])
+        ]
 
     def _user_call(self, node: ast.Call, name: str, receiver: ast.expr | None) -> Call | None:
         if receiver is None and name in self.constructors:
@@ -406,8 +430,11 @@ class _PythonLowering:
         if isinstance(receiver, ast.Call) and call_name(receiver.func) in self.facts.classes:
             return True
         kind = self.facts.kinds.get(base_name(receiver), "")
-        return (base_name(receiver) in {"self", "cls"} or kind.startswith("instance:")
-                or method not in BUILTIN_METHODS)
+        return (
+            base_name(receiver) in {"self", "cls"}
+            or kind.startswith("instance:")
+            or method not in BUILTIN_METHODS
+        )
 
     def _args(self, node: ast.Call) -> list[Stmt]:
         """The arguments' cost; a function passed as one counts as called (see _reference)."""
@@ -419,8 +446,7 @@ class _PythonLowering:
             items = self.expr(keyword.value)
             if keyword.arg == "key" and items:
                 # sort, min, max and nlargest call their key function once per element.
-                items = [Loop(Bound(LINEAR, "key function, once per element"), items,
-                              node.lineno)]
+                items = [Loop(Bound(LINEAR, "key function, once per element"), items, node.lineno)]
             lowered.extend(items)
         return lowered
 

@@ -16,8 +16,23 @@ _MAX_LINKS = 4
 # Methods of the builtin types a receiver of unknown type may be: a call of one of these names
 # is not taken for the program's method, nor for a function stored in an attribute.
 BUILTIN_METHODS = frozenset(
-    name for kind in (list, dict, set, frozenset, str, bytes, bytearray, tuple, int, float,
-                      complex, collections.deque, collections.Counter, object)
+    name
+    for kind in (
+        list,
+        dict,
+        set,
+        frozenset,
+        str,
+        bytes,
+        bytearray,
+        tuple,
+        int,
+        float,
+        complex,
+        collections.deque,
+        collections.Counter,
+        object,
+    )
     for name in dir(kind)
 )
 
@@ -55,8 +70,11 @@ class Bindings:
             if len(values) != 1 or not isinstance(values[0], ast.Name | ast.Attribute):
                 break
             target = values[0]
-        if target is not func and isinstance(target, ast.Name | ast.Attribute) and (
-                self._names_own(target)):
+        if (
+            target is not func
+            and isinstance(target, ast.Name | ast.Attribute)
+            and (self._names_own(target))
+        ):
             return target
         return func
 
@@ -65,14 +83,19 @@ class Bindings:
         attribute bound to something other than plain names of library functions."""
         values = self._values.get(_key(func))
         attribute = isinstance(func, ast.Attribute)
-        if not values or self._names_own(func) or (
-                isinstance(func, ast.Attribute) and func.attr in _NOT_HELD):
+        if (
+            not values
+            or self._names_own(func)
+            or (isinstance(func, ast.Attribute) and func.attr in _NOT_HELD)
+        ):
             return False
         # A lambda bound to a variable is one of the program's functions; one stored in an
         # attribute is not.
-        return not all((isinstance(value, ast.Lambda) and not attribute) or (
-            isinstance(value, ast.Name | ast.Attribute) and not self._names_own(value))
-            for value in values)
+        return not all(
+            (isinstance(value, ast.Lambda) and not attribute)
+            or (isinstance(value, ast.Name | ast.Attribute) and not self._names_own(value))
+            for value in values
+        )
 
     def _names_own(self, value: ast.Name | ast.Attribute) -> bool:
         held = value.id if isinstance(value, ast.Name) else value.attr

@@ -15,9 +15,29 @@ from complexity_model.static._library import (
 )
 from complexity_model.static._python_facts import PythonFacts, base_name, call_name, const_value
 
-_PASS_THROUGH = frozenset({"enumerate", "reversed", "sorted", "list", "tuple", "set", "iter",
-                           "zip", "map", "filter", "items", "keys", "values", "groupby",
-                           "accumulate", "split", "strip", "rstrip", "deque"})
+_PASS_THROUGH = frozenset(
+    {
+        "enumerate",
+        "reversed",
+        "sorted",
+        "list",
+        "tuple",
+        "set",
+        "iter",
+        "zip",
+        "map",
+        "filter",
+        "items",
+        "keys",
+        "values",
+        "groupby",
+        "accumulate",
+        "split",
+        "strip",
+        "rstrip",
+        "deque",
+    }
+)
 _DIGITS = frozenset({"str", "bin", "hex", "oct"})
 _SQRT_CALLS = frozenset({"sqrt", "isqrt"})
 
@@ -55,9 +75,7 @@ class BoundReader:
             return self.size(node.operand)
         if isinstance(node, ast.Call):
             return self._call_size(node)
-        if isinstance(node, ast.Name) and self.facts.kinds.get(node.id, "").startswith(
-            "constant"
-        ):
+        if isinstance(node, ast.Name) and self.facts.kinds.get(node.id, "").startswith("constant"):
             return CONSTANT
         single = self.facts.single_values.get(node.id) if isinstance(node, ast.Name) else None
         if single is not None and isinstance(single, ast.BinOp | ast.Call) and self._depth < 4:
@@ -214,10 +232,16 @@ class BoundReader:
                 return Bound(LOG, f"{text} (binary search)")
         if _squares_a_name(test):
             return Bound(SQRT, f"{text} (up to the square root)")
-        collections = {base_name(n.args[0]) for n in ast.walk(test)
-                       if isinstance(n, ast.Call) and call_name(n.func) == "len" and n.args}
-        collections |= {n.id for n in ast.walk(test) if isinstance(n, ast.Name)
-                        and isinstance(test, ast.Name | ast.BoolOp | ast.UnaryOp)}
+        collections = {
+            base_name(n.args[0])
+            for n in ast.walk(test)
+            if isinstance(n, ast.Call) and call_name(n.func) == "len" and n.args
+        }
+        collections |= {
+            n.id
+            for n in ast.walk(test)
+            if isinstance(n, ast.Name) and isinstance(test, ast.Name | ast.BoolOp | ast.UnaryOp)
+        }
         for name in collections:
             if "pop" in updates.get(name, set()):
                 return Bound(LINEAR, f"{text} (work list)", amortised=True, worklist=name)
@@ -225,8 +249,9 @@ class BoundReader:
         pointers = frozenset(stepped)
         if stepped and isinstance(test, ast.Compare) and len(test.comparators) == 1:
             sides = [test.left, test.comparators[0]]
-            others = [side for side in sides
-                      if not (isinstance(side, ast.Name) and side.id in stepped)]
+            others = [
+                side for side in sides if not (isinstance(side, ast.Name) and side.id in stepped)
+            ]
             if len(others) == 1 and const_value(others[0], self.facts.constants) is not None:
                 counter = stepped[0]
                 start = self.facts.constants.get(counter)
@@ -241,8 +266,11 @@ class BoundReader:
         if advanced:
             # Each pass moves an index along a collection: at most its length passes in all,
             # and across an enclosing loop too when the index is never reset there.
-            return Bound(LINEAR, f"{text} ({', '.join(sorted(advanced))} advances each pass)",
-                         pointers=frozenset(advanced))
+            return Bound(
+                LINEAR,
+                f"{text} ({', '.join(sorted(advanced))} advances each pass)",
+                pointers=frozenset(advanced),
+            )
         return Bound(LINEAR, f"guess: {text}")
 
 
@@ -282,8 +310,9 @@ def _is_midpoint(value: ast.expr) -> bool:
         value = value.args[0]
     if isinstance(value, ast.BinOp):
         if isinstance(value.op, ast.FloorDiv | ast.Div | ast.RShift):
-            return isinstance(value.left, ast.BinOp) and isinstance(value.left.op,
-                                                                    ast.Add | ast.Sub)
+            return isinstance(value.left, ast.BinOp) and isinstance(
+                value.left.op, ast.Add | ast.Sub
+            )
         if isinstance(value.op, ast.Add):
             return _is_midpoint(value.right) or _is_midpoint(value.left)
     return False
@@ -310,8 +339,11 @@ def _updates(body: list[ast.stmt]) -> dict[str, set[str]]:
             for target in node.targets:
                 _record_assignment(target, node.value, midpoints, found)
         elif isinstance(node, ast.Call) and call_name(node.func) in PYTHON_POPS:
-            owner = (node.args[0] if call_name(node.func) == "heappop" and node.args
-                     else getattr(node.func, "value", None))
+            owner = (
+                node.args[0]
+                if call_name(node.func) == "heappop" and node.args
+                else getattr(node.func, "value", None)
+            )
             if owner is not None:
                 found.setdefault(base_name(owner), set()).add("pop")
     return found
@@ -320,11 +352,22 @@ def _updates(body: list[ast.stmt]) -> dict[str, set[str]]:
 def _advanced_indices(body: list[ast.stmt]) -> set[str]:
     """Names every pass steps by a constant (``left += 1`` in the body itself, not in a branch)
     and that index a collection in the body."""
-    stepped = {stmt.target.id for stmt in body
-               if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)
-               and isinstance(stmt.op, ast.Add | ast.Sub) and isinstance(stmt.value, ast.Constant)}
-    indices = {n.id for stmt in body for sub in ast.walk(stmt) if isinstance(sub, ast.Subscript)
-               for n in ast.walk(sub.slice) if isinstance(n, ast.Name)}
+    stepped = {
+        stmt.target.id
+        for stmt in body
+        if isinstance(stmt, ast.AugAssign)
+        and isinstance(stmt.target, ast.Name)
+        and isinstance(stmt.op, ast.Add | ast.Sub)
+        and isinstance(stmt.value, ast.Constant)
+    }
+    indices = {
+        n.id
+        for stmt in body
+        for sub in ast.walk(stmt)
+        if isinstance(sub, ast.Subscript)
+        for n in ast.walk(sub.slice)
+        if isinstance(n, ast.Name)
+    }
     return stepped & indices
 
 

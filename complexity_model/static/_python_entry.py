@@ -72,6 +72,10 @@ def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             if isinstance(stmt, ast.If):
                 yield from _module_statements(stmt.orelse)
         elif isinstance(stmt, ast.Try):
-            for block in (stmt.body, stmt.orelse, stmt.finalbody,
-                          *(handler.body for handler in stmt.handlers)):
+            for block in (
+                stmt.body,
+                stmt.orelse,
+                stmt.finalbody,
+                *(handler.body for handler in stmt.handlers),
+            ):
                 yield from _module_statements(block)

@@ -198,8 +198,12 @@ def _is_special(name: str) -> bool:
 
 def _is_literal_collection(node: ast.expr) -> bool:
     if isinstance(node, ast.List | ast.Tuple):
-        return 0 < len(node.elts) <= 64 and all(
-            isinstance(e, ast.Constant | ast.Name | ast.UnaryOp | ast.Tuple | ast.List)
-            for e in node.elts
-        ) and all(not isinstance(e, ast.Starred) for e in node.elts)
+        return (
+            0 < len(node.elts) <= 64
+            and all(
+                isinstance(e, ast.Constant | ast.Name | ast.UnaryOp | ast.Tuple | ast.List)
+                for e in node.elts
+            )
+            and all(not isinstance(e, ast.Starred) for e in node.elts)
+        )
     return False

@@ -24,8 +24,11 @@ def memo_dimensions(
         tables = _tables_in(node.test, params)
         for stmt in node.body:
             if isinstance(stmt, ast.Return) and stmt.value is not None:
-                returned = {base_name(n) for n in ast.walk(stmt.value)
-                            if isinstance(n, ast.Subscript | ast.Name)}
+                returned = {
+                    base_name(n)
+                    for n in ast.walk(stmt.value)
+                    if isinstance(n, ast.Subscript | ast.Name)
+                }
                 for table, rank in tables.items():
                     if table in returned:
                         return rank
@@ -60,8 +63,11 @@ def _marked(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 def _exits_with_nothing(body: list[ast.stmt]) -> bool:
     """``return``, ``return 0``, ``return False``: leaving without a stored answer."""
-    return len(body) == 1 and isinstance(body[0], ast.Return) and (
-        body[0].value is None or isinstance(body[0].value, ast.Constant))
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Return)
+        and (body[0].value is None or isinstance(body[0].value, ast.Constant))
+    )
 
 
 def _tables_in(test: ast.expr, params: set[str]) -> dict[str, int]:
@@ -89,9 +95,11 @@ def _tables_in(test: ast.expr, params: set[str]) -> dict[str, int]:
 def resets_guard(following: list[ast.stmt]) -> bool:
     """Whether the statements right after a call undo state (``used[i] = False``, ``pop()``)."""
     for stmt in following[:3]:
-        if isinstance(stmt, ast.Assign) and any(
-            isinstance(target, ast.Subscript) for target in stmt.targets
-        ) and isinstance(stmt.value, ast.Constant):
+        if (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(target, ast.Subscript) for target in stmt.targets)
+            and isinstance(stmt.value, ast.Constant)
+        ):
             return True
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Sub | ast.BitXor):
             return True

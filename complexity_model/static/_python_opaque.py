@@ -23,8 +23,12 @@ from complexity_model.static._library import (
 from complexity_model.static._python_aliases import Bindings
 from complexity_model.static._python_facts import base_name, call_name, reads_input
 
-_DYNAMIC_NAMES = (PYTHON_DYNAMIC_CODE | PYTHON_NAMESPACE_LOOKUPS | PYTHON_COMPUTED_ATTRIBUTES
-                  | {"__import__", "__builtins__"})
+_DYNAMIC_NAMES = (
+    PYTHON_DYNAMIC_CODE
+    | PYTHON_NAMESPACE_LOOKUPS
+    | PYTHON_COMPUTED_ATTRIBUTES
+    | {"__import__", "__builtins__"}
+)
 
 
 class Opacity:
@@ -52,8 +56,11 @@ class Opacity:
             modules = [node.module or "."]
             if any(alias.name == "*" for alias in node.names) and not _known(modules[0]):
                 return [Opaque(f"imports every name of {modules[0]}", node.lineno)]
-        return [Opaque(f"imports {module}, which runs native or outside code", node.lineno)
-                for module in modules if _root(module) in PYTHON_NATIVE_MODULES]
+        return [
+            Opaque(f"imports {module}, which runs native or outside code", node.lineno)
+            for module in modules
+            if _root(module) in PYTHON_NATIVE_MODULES
+        ]
 
     def call(self, node: ast.Call, func: ast.expr) -> Opaque | None:
         """Why the call of ``func`` (``node.func`` with getattr resolved) cannot be costed, or
@@ -80,8 +87,11 @@ class Opacity:
             return Opaque(f"{name}() with a computed attribute name", line)
         if name == "__import__":
             target = node.args[0] if node.args else None
-            if not (isinstance(target, ast.Constant) and isinstance(target.value, str)
-                    and _known(target.value)):
+            if not (
+                isinstance(target, ast.Constant)
+                and isinstance(target.value, str)
+                and _known(target.value)
+            ):
                 return Opaque("__import__() of a module without a cost model", line)
             return None
         if name in self._imported:
@@ -111,16 +121,21 @@ class Opacity:
     def _module_call(module: str, function: str, line: int) -> Opaque | None:
         if not _known(module):
             return Opaque(f"calls {module}.{function}, which has no cost model", line)
-        if _root(module) == "os" and (function in PYTHON_OS_PROCESSES
-                                      or function.startswith(("exec", "spawn"))):
+        if _root(module) == "os" and (
+            function in PYTHON_OS_PROCESSES or function.startswith(("exec", "spawn"))
+        ):
             return Opaque(f"os.{function}() runs another program", line)
         return None
 
 
 def resolve_getattr(func: ast.expr) -> ast.expr:
     """``x.name`` for ``getattr(x, "name")``, so that the call it makes is followed."""
-    if (isinstance(func, ast.Call) and call_name(func.func) == "getattr"
-            and len(func.args) >= 2 and _is_string(func.args[1])):
+    if (
+        isinstance(func, ast.Call)
+        and call_name(func.func) == "getattr"
+        and len(func.args) >= 2
+        and _is_string(func.args[1])
+    ):
         name = func.args[1]
         assert isinstance(name, ast.Constant)
         return ast.Attribute(value=func.args[0], attr=str(name.value), ctx=ast.Load())

@@ -17,14 +17,18 @@ _CONVERSIONS = frozenset({"int", "float", "str", "ord", "chr", "abs", "bool", "l
 def shape(arg: ast.expr, param: str, midpoints: set[str]) -> ArgShape:
     names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
     operators = {type(n.op) for n in ast.walk(arg) if isinstance(n, ast.BinOp)}
-    if ast.LShift in operators and operators & {ast.BitOr, ast.BitXor, ast.BitAnd, ast.Add,
-                                                ast.Sub}:
+    if ast.LShift in operators and operators & {
+        ast.BitOr,
+        ast.BitXor,
+        ast.BitAnd,
+        ast.Add,
+        ast.Sub,
+    }:
         return "bitmask"
     if names & midpoints or _is_midpoint(arg):
         return "halved"
     for node in ast.walk(arg):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.RShift |
-                                                      ast.Div):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.RShift | ast.Div):
             return "halved"
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return "reduced_mod"
@@ -62,8 +66,10 @@ def fixed_width_slice(node: ast.Slice, facts: PythonFacts) -> bool:
     if lower is not None and upper is not None:
         if isinstance(upper, ast.BinOp) and ast.dump(upper.left) == ast.dump(lower):
             return const_value(upper.right, facts.constants) is not None
-        return const_value(lower, facts.constants) is not None and const_value(
-            upper, facts.constants) is not None
+        return (
+            const_value(lower, facts.constants) is not None
+            and const_value(upper, facts.constants) is not None
+        )
     return False
 
 
@@ -129,6 +135,11 @@ def midpoints(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 def _half(value: ast.expr) -> bool:
     """``len(a) // 2``, ``n >> 1``."""
-    return isinstance(value, ast.BinOp) and isinstance(value.right, ast.Constant) and (
-        (isinstance(value.op, ast.FloorDiv | ast.Div) and value.right.value == 2)
-        or (isinstance(value.op, ast.RShift) and value.right.value == 1))
+    return (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.right, ast.Constant)
+        and (
+            (isinstance(value.op, ast.FloorDiv | ast.Div) and value.right.value == 2)
+            or (isinstance(value.op, ast.RShift) and value.right.value == 1)
+        )
+    )

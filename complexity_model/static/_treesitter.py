@@ -78,10 +78,23 @@ from complexity_model.static._ts_syntax import (
     shape,
 )
 
-_LOOPS = frozenset({"for_statement", "enhanced_for_statement", "for_range_loop",
-                    "while_statement", "do_statement"})
-_NO_COST_TYPES = frozenset({"HashMap", "HashSet", "LinkedHashMap", "LinkedHashSet", "Map",
-                            "Set", "unordered_map", "unordered_set", "BitSet", "bitset"})
+_LOOPS = frozenset(
+    {"for_statement", "enhanced_for_statement", "for_range_loop", "while_statement", "do_statement"}
+)
+_NO_COST_TYPES = frozenset(
+    {
+        "HashMap",
+        "HashSet",
+        "LinkedHashMap",
+        "LinkedHashSet",
+        "Map",
+        "Set",
+        "unordered_map",
+        "unordered_set",
+        "BitSet",
+        "bitset",
+    }
+)
 
 
 @cache
@@ -120,7 +133,8 @@ class _TreeLowering:
         self.facts = TreeFacts.collect(root, source)
         self.bounds = TreeBoundReader(self.facts)
         self.user_functions = {
-            name: nodes for name, nodes in self.facts.functions.items()
+            name: nodes
+            for name, nodes in self.facts.functions.items()
             if name not in self.facts.io_methods and name
         }
         self.midpoints: set[str] = set()
@@ -140,8 +154,9 @@ class _TreeLowering:
         if entry_point is not None:
             return self._entry_program(entry_point)
         names = [name for name in self.user_functions if name != "main"]
-        functions = LazyFunctions(names, lambda name: self._function(
-            name, self.user_functions[name]))
+        functions = LazyFunctions(
+            names, lambda name: self._function(name, self.user_functions[name])
+        )
         main = self.user_functions.get("main")
         notes: list[str] = []
         if main:
@@ -154,22 +169,30 @@ class _TreeLowering:
     def _implicit_calls(self) -> list[Stmt]:
         """compareTo, hashCode, operator<: run wherever a collection or an operator needs
         them (see Call.implicit)."""
-        return [Call(name, (), self.user_functions[name][0].start_point[0] + 1, implicit=True)
-                for name in self.user_functions
-                if name in JAVA_IMPLICIT_METHODS or name.startswith("operator")]
+        return [
+            Call(name, (), self.user_functions[name][0].start_point[0] + 1, implicit=True)
+            for name in self.user_functions
+            if name in JAVA_IMPLICIT_METHODS or name.startswith("operator")
+        ]
 
     def _entry_program(self, entry_point: str) -> Program:
         name, definitions, owner = find_entry(self.root, entry_point)
         self.user_functions[name] = definitions
-        functions = LazyFunctions(list(self.user_functions), lambda key: self._function(
-            key, self.user_functions[key]))
+        functions = LazyFunctions(
+            list(self.user_functions), lambda key: self._function(key, self.user_functions[key])
+        )
         owner_name = text(owner.child_by_field_name("name")) if owner is not None else ""
         setup = [stmt for block in class_setup(owner) for stmt in self.statement(block)]
         if owner_name in self.user_functions:
             setup.append(Call(owner_name, (), 0))  # its constructor
         line = definitions[0].start_point[0] + 1
-        return Program(self.language, functions, [Call(name, (), line), *self._implicit_calls()],
-                       [f"entry point {entry_point} (line {line})"], setup)
+        return Program(
+            self.language,
+            functions,
+            [Call(name, (), line), *self._implicit_calls()],
+            [f"entry point {entry_point} (line {line})"],
+            setup,
+        )
 
     def _function(self, name: str, nodes: list[Node]) -> Function:
         bodies: list[list[Stmt]] = []
@@ -177,8 +200,14 @@ class _TreeLowering:
         dimensions = visited = 0
         params: tuple[str, ...] = ()
         for node in nodes:
-            saved = (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
-                     self.bounds.fresh, self.bounds.loop_variables, self.params)
+            saved = (
+                self.midpoints,
+                self.enclosing_assigned,
+                self.enclosing_rebound,
+                self.bounds.fresh,
+                self.bounds.loop_variables,
+                self.params,
+            )
             body = node.child_by_field_name("body")
             params = parameters(node)
             self.params = params
@@ -189,8 +218,14 @@ class _TreeLowering:
                 bodies.append([Opaque("a native method", node.start_point[0] + 1)])
             else:
                 bodies.append(self.statement(body) if body is not None else [])
-            (self.midpoints, self.enclosing_assigned, self.enclosing_rebound,
-             self.bounds.fresh, self.bounds.loop_variables, self.params) = saved
+            (
+                self.midpoints,
+                self.enclosing_assigned,
+                self.enclosing_rebound,
+                self.bounds.fresh,
+                self.bounds.loop_variables,
+                self.params,
+            ) = saved
             found = memo_dimensions(node, set(params))
             # -1 (memoised in a map) must not lose to 0 (not memoised) in a max.
             dimensions = found if not dimensions else max(dimensions, found)
@@ -220,28 +255,40 @@ class _TreeLowering:
             return self._block(node.named_children)
         if kind in {"switch_expression", "switch_statement"}:
             body = node.child_by_field_name("body")
-            arms = [self._block(arm.named_children) for arm in
-                    (body.named_children if body is not None else [])]
+            arms = [
+                self._block(arm.named_children)
+                for arm in (body.named_children if body is not None else [])
+            ]
             return self.expression(node.child_by_field_name("condition")) + [Branch(arms)]
-        if kind in {"try_statement", "try_with_resources_statement", "labeled_statement",
-                    "synchronized_statement", "catch_clause", "finally_clause"}:
+        if kind in {
+            "try_statement",
+            "try_with_resources_statement",
+            "labeled_statement",
+            "synchronized_statement",
+            "catch_clause",
+            "finally_clause",
+        }:
             return self._block(node.named_children)
         return self.expression(node)
 
     def _block(self, children: list[Node]) -> list[Stmt]:
         lowered: list[Stmt] = []
         for index, child in enumerate(children):
-            rest = children[index + 1:]
+            rest = children[index + 1 :]
             consequence = child.child_by_field_name("consequence")
-            if (child.type == "if_statement" and rest and leaves(consequence)
-                    and child.child_by_field_name("alternative") is None):
+            if (
+                child.type == "if_statement"
+                and rest
+                and leaves(consequence)
+                and child.child_by_field_name("alternative") is None
+            ):
                 # What follows ``if (c) return;`` runs only when c is false: the else arm.
                 arms = [self.statement(consequence), self._block(rest)]
                 condition = self.expression(child.child_by_field_name("condition"))
                 return lowered + condition + [Branch(arms)]
             items = self.statement(child)
             calls = any(isinstance(item, Call) for item in items)
-            if calls and resets_guard(children[index + 1:]):
+            if calls and resets_guard(children[index + 1 :]):
                 for item in items:
                     if isinstance(item, Call):
                         item.resets_guard = True
@@ -258,20 +305,25 @@ class _TreeLowering:
             init = node.child_by_field_name("init") or node.child_by_field_name("initializer")
             setup = self.expression(init)
             variables = declared_in(init) | {
-                text(u.named_children[0]) for u in node.children_by_field_name("update")
-                if u.named_children}
+                text(u.named_children[0])
+                for u in node.children_by_field_name("update")
+                if u.named_children
+            }
         elif kind in {"enhanced_for_statement", "for_range_loop"}:
             value = node.child_by_field_name("value") or node.child_by_field_name("right")
             bound = self.bounds.iteration(value)
             setup = self.expression(value)
             variables = {text(node.child_by_field_name("name"))} | declared_in(
-                node.child_by_field_name("declarator"))
+                node.child_by_field_name("declarator")
+            )
         else:
             bound = self.bounds.while_bound(node.child_by_field_name("condition"), body)
-            bound = advance_only(bound, self.enclosing_rebound[-1] if self.enclosing_rebound
-                                 else None)
-            if bound.worklist and any(bound.worklist in names
-                                      for names in self.enclosing_assigned[-1:]):
+            bound = advance_only(
+                bound, self.enclosing_rebound[-1] if self.enclosing_rebound else None
+            )
+            if bound.worklist and any(
+                bound.worklist in names for names in self.enclosing_assigned[-1:]
+            ):
                 bound = Bound(bound.cost, bound.reason)
         bound = early_exit(body, bound)
         local = frozenset(variables | declared_in(body))
@@ -318,7 +370,8 @@ class _TreeLowering:
                 lowered.append(Opaque("inline assembly", current.start_point[0] + 1))
             elif kind in {"assignment_expression", "update_expression"}:
                 target = current.child_by_field_name("left") or (
-                    current.named_children[0] if current.named_children else None)
+                    current.named_children[0] if current.named_children else None
+                )
                 if target is not None and target.type != "identifier":
                     lowered.append(Effect("fill", base_name(target)))
             elif kind in {"variable_declarator", "init_declarator"}:
@@ -370,22 +423,46 @@ class _TreeLowering:
         owner = base_name(receiver)
         owner_type = self.facts.types.get(owner, "")
         function = node.child_by_field_name("function")
-        qualified = text(function) if function is not None else (
-            f"{text(receiver)}.{name}" if receiver is not None else name)
+        qualified = (
+            text(function)
+            if function is not None
+            else (f"{text(receiver)}.{name}" if receiver is not None else name)
+        )
         if name in self.facts.io_methods or name in JAVA_READ_METHODS or name in CPP_READS:
             return [Effect("write" if name in JAVA_WRITE_METHODS else "read")]
         if name in JAVA_WRITE_METHODS or name in CPP_WRITES:
-            return [Effect("write")] if receiver is None or owner in {
-                "System", "out", "pw", "writer", "output", "sb", "bw", "w", "o", "printer",
-                "cout"} or "out" in text(receiver).lower() or owner_type not in _NO_COST_TYPES \
-                and name != "append" else []
+            return (
+                [Effect("write")]
+                if receiver is None
+                or owner
+                in {
+                    "System",
+                    "out",
+                    "pw",
+                    "writer",
+                    "output",
+                    "sb",
+                    "bw",
+                    "w",
+                    "o",
+                    "printer",
+                    "cout",
+                }
+                or "out" in text(receiver).lower()
+                or owner_type not in _NO_COST_TYPES
+                and name != "append"
+                else []
+            )
         if name == "start" and "run" in self.user_functions:
             return [Call("run", (), line)]
         user = self._user_call(node, name, receiver, owner_type)
         if user is not None:
             return [user]
-        held = self.facts.single_values.get(owner) if receiver is not None and (
-            receiver.type == "identifier") else None
+        held = (
+            self.facts.single_values.get(owner)
+            if receiver is not None and (receiver.type == "identifier")
+            else None
+        )
         if held is not None and held.start_byte in self.lambdas:
             return [Call(self.lambdas[held.start_byte], (), line)]  # r.run(), f.apply(x)
         opaque = opaque_call(node, name, qualified, self.language)
@@ -422,15 +499,22 @@ class _TreeLowering:
             return None
         if name in JAVA_LINEAR_METHODS:
             return LINEAR
-        if name in {"remove", "indexOf"} and owner_type in {"ArrayList", "List", "LinkedList",
-                                                           "Vector", "vector", "String"}:
+        if name in {"remove", "indexOf"} and owner_type in {
+            "ArrayList",
+            "List",
+            "LinkedList",
+            "Vector",
+            "vector",
+            "String",
+        }:
             return LINEAR
         if name in {"substr", "find", "erase"} and owner_type in {"string", "vector"}:
             return LINEAR
         return None
 
-    def _user_call(self, node: Node, name: str, receiver: Node | None,
-                   owner_type: str) -> Call | None:
+    def _user_call(
+        self, node: Node, name: str, receiver: Node | None, owner_type: str
+    ) -> Call | None:
         if name not in self.user_functions or name == "main":
             return None
         if receiver is not None and text(receiver) not in {"this", "super"}:
@@ -439,7 +523,8 @@ class _TreeLowering:
                 return None
             created = text(receiver.child_by_field_name("type")).split("<")[0]
             if receiver.type == "object_creation_expression" and created not in (
-                    self.facts.classes):
+                self.facts.classes
+            ):
                 return None  # new Long(x).hashCode() is Long's, not the program's
             if owner_type and owner_type not in self.facts.classes:
                 return None
@@ -447,8 +532,7 @@ class _TreeLowering:
         target_params = parameters(target)
         args = arguments(node)
         shapes = tuple(
-            shape(arg, target_params[index] if index < len(target_params) else "",
-                   self.midpoints)
+            shape(arg, target_params[index] if index < len(target_params) else "", self.midpoints)
             for index, arg in enumerate(args)
         )
         call = Call(name, shapes, node.start_point[0] + 1)

@@ -27,8 +27,11 @@ _DIGIT_CALLS = frozenset({"toString", "valueOf", "toBinaryString", "to_string"})
 def _expression_of(node: Node | None) -> Node | None:
     if node is not None and node.type == "condition_clause":
         value = node.child_by_field_name("value")
-        return value if value is not None else (node.named_children[0]
-                                                if node.named_children else None)
+        return (
+            value
+            if value is not None
+            else (node.named_children[0] if node.named_children else None)
+        )
     return unwrap(node)
 
 
@@ -64,8 +67,11 @@ class TreeBoundReader:
             return self._call_size(node)
         if kind == "identifier":
             single = self.facts.single_values.get(text(node))
-            if single is not None and single.type in {"binary_expression", "method_invocation",
-                                                      "call_expression"} and self._depth < 4:
+            if (
+                single is not None
+                and single.type in {"binary_expression", "method_invocation", "call_expression"}
+                and self._depth < 4
+            ):
                 self._depth += 1
                 try:
                     return self.size(single)
@@ -89,8 +95,10 @@ class TreeBoundReader:
             return self.size(left) * self.size(right)
         if op in {"/", ">>", ">>>", "%"}:
             divisor = unwrap(right)
-            if divisor is not None and divisor.type == "identifier" and any(
-                text(divisor) in names for names in self.loop_variables
+            if (
+                divisor is not None
+                and divisor.type == "identifier"
+                and any(text(divisor) in names for names in self.loop_variables)
             ):
                 return LOG
             return self.size(left)
@@ -134,12 +142,14 @@ class TreeBoundReader:
         condition = _expression_of(node.child_by_field_name("condition"))
         updates = [c for c in node.children_by_field_name("update")]
         init = node.child_by_field_name("init") or node.child_by_field_name("initializer")
-        header = f"for ({text(init).rstrip(';')}; {text(condition)}; " \
-            f"{', '.join(map(text, updates))})"
+        header = (
+            f"for ({text(init).rstrip(';')}; {text(condition)}; {', '.join(map(text, updates))})"
+        )
         if condition is None:
             return Bound(LINEAR, f"guess: {header} (runs until a break)")
-        steps = {name: kind for update in updates for name, kind in _update_kinds(update,
-                                                                                   set()).items()}
+        steps = {
+            name: kind for update in updates for name, kind in _update_kinds(update, set()).items()
+        }
         for name, kind in steps.items():
             if kind in {"halve", "double"} and name in _identifiers(condition):
                 return Bound(LOG, f"{header} (multiplies the counter)")
@@ -158,8 +168,10 @@ class TreeBoundReader:
         header: str,
         updates: list[Node],
     ) -> Bound | None:
-        left, right = comparison.child_by_field_name("left"), comparison.child_by_field_name(
-            "right")
+        left, right = (
+            comparison.child_by_field_name("left"),
+            comparison.child_by_field_name("right"),
+        )
         for counter_side, limit in ((left, right), (right, left)):
             counter_names = _identifiers(counter_side)
             counters = [name for name in counter_names if name in steps]
@@ -171,8 +183,10 @@ class TreeBoundReader:
             step = _step_node(updates, counter)
             if step is not None and self._constant(step) is None:
                 inner = unwrap(step)
-                if inner is not None and inner.type == "identifier" and any(
-                    text(inner) in names for names in self.loop_variables
+                if (
+                    inner is not None
+                    and inner.type == "identifier"
+                    and any(text(inner) in names for names in self.loop_variables)
                 ):
                     return Bound(LOG, f"{header} (step grows with the outer loop: harmonic)")
             start = starts.get(counter)
@@ -216,9 +230,12 @@ class TreeBoundReader:
             self.facts.constant_arrays
         ):
             return Bound(CONSTANT, shown)
-        if root in self.facts.adjacency and node.type in {"array_access", "subscript_expression",
-                                                          "method_invocation",
-                                                          "call_expression"}:
+        if root in self.facts.adjacency and node.type in {
+            "array_access",
+            "subscript_expression",
+            "method_invocation",
+            "call_expression",
+        }:
             return Bound(LINEAR, f"{shown} (one adjacency row)", amortised=True)
         if self.is_fresh(node):
             return Bound(LINEAR, f"{shown} (read in this iteration)", amortised=True)
@@ -253,8 +270,7 @@ class TreeBoundReader:
                         updates.setdefault(base_name(receiver), set()).add("pop")
         for name, source in copies:
             # t = a % b; a = b; b = t (Euclid with a temporary): b shrinks as t does.
-            updates.setdefault(name, set()).update(
-                updates.get(source, set()) & {"halve", "mod"})
+            updates.setdefault(name, set()).update(updates.get(source, set()) & {"halve", "mod"})
         for name in names:
             kinds = updates.get(name, set())
             if kinds & {"halve", "double", "mod"}:
@@ -270,10 +286,15 @@ class TreeBoundReader:
         pointers = frozenset(stepped)
         if stepped:
             for comparison in _comparisons(condition):
-                sides = [comparison.child_by_field_name("left"),
-                         comparison.child_by_field_name("right")]
-                others = [side for side in sides if side is not None
-                          and not (_identifiers(side) & set(stepped))]
+                sides = [
+                    comparison.child_by_field_name("left"),
+                    comparison.child_by_field_name("right"),
+                ]
+                others = [
+                    side
+                    for side in sides
+                    if side is not None and not (_identifiers(side) & set(stepped))
+                ]
                 if len(others) == 1 and self._constant(others[0]) is None:
                     return Bound(self.size(others[0]), shown, pointers=pointers)
             return Bound(LINEAR, shown, pointers=pointers)
@@ -287,8 +308,9 @@ def _identifiers(node: Node | None) -> set[str]:
 
 
 def _comparisons(condition: Node) -> list[Node]:
-    return [n for n in walk(condition)
-            if n.type == "binary_expression" and operator(n) in _COMPARISONS]
+    return [
+        n for n in walk(condition) if n.type == "binary_expression" and operator(n) in _COMPARISONS
+    ]
 
 
 def _squares(node: Node | None, name: str) -> bool:
@@ -308,8 +330,11 @@ def _offset(limit: Node, start: Node, reader: TreeBoundReader) -> bool:
     if limit.type == "binary_expression" and operator(limit) in {"+", "-"}:
         left, right = limit.child_by_field_name("left"), limit.child_by_field_name("right")
         value = reader._constant(right)
-        return text(left) == text(unwrap(start)) and value is not None and abs(
-            value) <= CONSTANT_LOOP_LIMIT
+        return (
+            text(left) == text(unwrap(start))
+            and value is not None
+            and abs(value) <= CONSTANT_LOOP_LIMIT
+        )
     return False
 
 
@@ -333,16 +358,20 @@ def _initial_values(init: Node | None) -> dict[str, Node]:
 def _step_node(updates: list[Node], counter: str) -> Node | None:
     """The step of ``counter += step`` or ``counter = counter + step``."""
     for update in updates:
-        if update.type != "assignment_expression" or text(
-                update.child_by_field_name("left")) != counter:
+        if (
+            update.type != "assignment_expression"
+            or text(update.child_by_field_name("left")) != counter
+        ):
             continue
         right = update.child_by_field_name("right")
         if operator(update) in {"+=", "-="}:
             return right
         right = unwrap(right)
         if operator(update) == "=" and right is not None and right.type == "binary_expression":
-            left_operand, right_operand = (right.child_by_field_name("left"),
-                                           right.child_by_field_name("right"))
+            left_operand, right_operand = (
+                right.child_by_field_name("left"),
+                right.child_by_field_name("right"),
+            )
             if text(left_operand) == counter:
                 return right_operand
             if text(right_operand) == counter:
@@ -365,8 +394,10 @@ def _shrinking_temporary(node: Node) -> str:
     if node.type not in {"variable_declarator", "init_declarator"}:
         return ""
     value = node.child_by_field_name("value")
-    if value is None or not any(inner.type == "binary_expression" and operator(inner) in {
-            "%", "/", ">>"} for inner in walk(value)):
+    if value is None or not any(
+        inner.type == "binary_expression" and operator(inner) in {"%", "/", ">>"}
+        for inner in walk(value)
+    ):
         return ""
     return text(node.child_by_field_name("name") or node.child_by_field_name("declarator"))
 
@@ -393,8 +424,13 @@ def _update_kinds(node: Node, midpoints: set[str]) -> dict[str, str]:
     if op in {"+=", "-="}:
         if any(n.type == "binary_expression" and operator(n) == "&" for n in walk(right)):
             return {name: "halve"}  # i += i & -i: a Fenwick tree walk, one step per bit
-        if any(n.type == "binary_expression" and operator(n) in {"<<", "*"} and
-               name not in _identifiers(n) and _identifiers(n) for n in walk(right)):
+        if any(
+            n.type == "binary_expression"
+            and operator(n) in {"<<", "*"}
+            and name not in _identifiers(n)
+            and _identifiers(n)
+            for n in walk(right)
+        ):
             return {name: "up"}
         return {name: "up" if op == "+=" else "down"}
     names = _identifiers(right)
@@ -419,11 +455,13 @@ def is_midpoint(node: Node | None) -> bool:
     op = operator(node)
     if op in {"/", ">>", ">>>"}:
         left = unwrap(node.child_by_field_name("left"))
-        return left is not None and left.type == "binary_expression" and operator(left) in {
-            "+", "-"}
+        return (
+            left is not None and left.type == "binary_expression" and operator(left) in {"+", "-"}
+        )
     if op in {"+", "-"}:
         return is_midpoint(node.child_by_field_name("right")) or is_midpoint(
-            node.child_by_field_name("left"))
+            node.child_by_field_name("left")
+        )
     return False
 
 
@@ -434,8 +472,9 @@ def midpoint_names(scope: Node | None) -> set[str]:
     for node in walk(scope):
         if node.type in {"variable_declarator", "init_declarator"}:
             if is_midpoint(node.child_by_field_name("value")):
-                found.add(text(node.child_by_field_name("name") or
-                               node.child_by_field_name("declarator")))
+                found.add(
+                    text(node.child_by_field_name("name") or node.child_by_field_name("declarator"))
+                )
         elif node.type == "assignment_expression" and is_midpoint(
             node.child_by_field_name("right")
         ):

@@ -19,8 +19,9 @@ from complexity_model.static._library import (
 from complexity_model.static._ts_facts import CLASS_TYPES, FUNCTION_TYPES, text, walk
 
 # Callees that are values computed at run time: ``table[i](x)``, ``make()(x)``, ``(*fp)(x)``.
-_COMPUTED_CALLEES = frozenset({"subscript_expression", "call_expression",
-                               "parenthesized_expression", "pointer_expression"})
+_COMPUTED_CALLEES = frozenset(
+    {"subscript_expression", "call_expression", "parenthesized_expression", "pointer_expression"}
+)
 
 
 def find_entry(root: Node, entry_point: str) -> tuple[str, list[Node], Node | None]:
@@ -32,8 +33,13 @@ def find_entry(root: Node, entry_point: str) -> tuple[str, list[Node], Node | No
         if not methods:
             raise EntryPointNotFound(f"no method {method!r} in a class {class_name!r}")
         return method, methods, owner
-    free = [node for node in walk(root) if node.type == "function_definition"
-            and _qualified_name(node) == name and _enclosing_class(node) is None]
+    free = [
+        node
+        for node in walk(root)
+        if node.type == "function_definition"
+        and _qualified_name(node) == name
+        and _enclosing_class(node) is None
+    ]
     if free:
         return name, free, None
     owner, methods = _methods(root, "Solution", name)
@@ -47,14 +53,19 @@ def class_setup(owner: Node | None) -> list[Node]:
     body = owner.child_by_field_name("body") if owner is not None else None
     if body is None:
         return []
-    return [block for member in body.named_children if member.type == "static_initializer"
-            for block in member.named_children]
+    return [
+        block
+        for member in body.named_children
+        if member.type == "static_initializer"
+        for block in member.named_children
+    ]
 
 
 def is_native(function: Node) -> bool:
     """A Java ``native`` method: its body is machine code outside the program."""
-    return any(child.type == "modifiers" and "native" in text(child).split()
-               for child in function.children)
+    return any(
+        child.type == "modifiers" and "native" in text(child).split() for child in function.children
+    )
 
 
 def opaque_call(node: Node, name: str, qualified: str, language: str) -> Opaque | None:
@@ -65,8 +76,11 @@ def opaque_call(node: Node, name: str, qualified: str, language: str) -> Opaque 
         return Opaque("calls a function chosen at run time", line)
     known = JAVA_OPAQUE_CALLS if language == "java" else CPP_OPAQUE_CALLS
     if name in known or qualified in known:
-        return Opaque(f"{qualified or name}() runs code outside the program "
-                      "(reflection, another program or a native library)", line)
+        return Opaque(
+            f"{qualified or name}() runs code outside the program "
+            "(reflection, another program or a native library)",
+            line,
+        )
     return None
 
 
@@ -84,10 +98,14 @@ def _methods(root: Node, class_name: str, method: str) -> tuple[Node | None, lis
             owner = node
             body = node.child_by_field_name("body")
             members = body.named_children if body is not None else []
-            found += [member for member in members
-                      if member.type in FUNCTION_TYPES and _qualified_name(member) == method]
+            found += [
+                member
+                for member in members
+                if member.type in FUNCTION_TYPES and _qualified_name(member) == method
+            ]
         elif node.type == "function_definition" and _qualified_name(node) == (
-                f"{class_name}::{method}"):
+            f"{class_name}::{method}"
+        ):
             found.append(node)  # a C++ method defined outside its class
     return owner, found
 
@@ -98,7 +116,11 @@ def _qualified_name(function: Node) -> str:
         return text(function.child_by_field_name("name"))
     declarator = function.child_by_field_name("declarator")
     while declarator is not None and declarator.type not in {
-            "identifier", "field_identifier", "qualified_identifier", "destructor_name"}:
+        "identifier",
+        "field_identifier",
+        "qualified_identifier",
+        "destructor_name",
+    }:
         declarator = declarator.child_by_field_name("declarator")
     return text(declarator)
 

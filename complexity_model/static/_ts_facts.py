@@ -11,14 +11,26 @@ from tree_sitter import Node
 
 _NUMBER = re.compile(r"^(0[xX][0-9a-fA-F]+|[0-9][0-9_]*\.?[0-9_]*(?:[eE][+-]?[0-9]+)?)[lLuUfFdD]*$")
 # Helper classes that read or write: calls to their methods are input or output.
-_IO_CLASS = re.compile(r"reader|scanner|writer|input|output|kattio|tokenizer|printer|^fs$|"
-                       r"^io$|fastio|^in$|^out$|stream", re.IGNORECASE)
-_CPP_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)\s+\(?\s*([0-9][0-9eE+.xX]*)[lLuU]*\s*\)?\s*$",
-                         re.MULTILINE)
+_IO_CLASS = re.compile(
+    r"reader|scanner|writer|input|output|kattio|tokenizer|printer|^fs$|"
+    r"^io$|fastio|^in$|^out$|stream",
+    re.IGNORECASE,
+)
+_CPP_DEFINE = re.compile(
+    r"^\s*#\s*define\s+(\w+)\s+\(?\s*([0-9][0-9eE+.xX]*)[lLuU]*\s*\)?\s*$", re.MULTILINE
+)
 
 FUNCTION_TYPES = frozenset({"method_declaration", "function_definition", "constructor_declaration"})
-CLASS_TYPES = frozenset({"class_declaration", "struct_specifier", "class_specifier",
-                         "enum_declaration", "interface_declaration", "record_declaration"})
+CLASS_TYPES = frozenset(
+    {
+        "class_declaration",
+        "struct_specifier",
+        "class_specifier",
+        "enum_declaration",
+        "interface_declaration",
+        "record_declaration",
+    }
+)
 
 
 def text(node: Node | None) -> str:
@@ -82,8 +94,7 @@ def call_parts(node: Node) -> tuple[str, Node | None]:
     if function is None:
         return "", None
     if function.type == "field_expression":
-        return text(function.child_by_field_name("field")), function.child_by_field_name(
-            "argument")
+        return text(function.child_by_field_name("field")), function.child_by_field_name("argument")
     if function.type == "qualified_identifier":
         return text(function).split("::")[-1], None
     if function.type == "template_function":
@@ -114,8 +125,11 @@ def base_name(node: Node | None) -> str:
             _, receiver = call_parts(node)
             node = receiver
         elif node.type in {"parenthesized_expression", "cast_expression", "pointer_expression"}:
-            node = unwrap(node) if node.type != "pointer_expression" else (
-                node.named_children[-1] if node.named_children else None)
+            node = (
+                unwrap(node)
+                if node.type != "pointer_expression"
+                else (node.named_children[-1] if node.named_children else None)
+            )
         else:
             return ""
     return ""
@@ -143,7 +157,8 @@ def type_name(node: Node | None) -> str:
         return "array"
     if node.type in {"generic_type", "template_type"}:
         first = node.child_by_field_name("name") or (
-            node.named_children[0] if node.named_children else None)
+            node.named_children[0] if node.named_children else None
+        )
         return text(first).split("::")[-1]
     if node.type == "qualified_identifier":
         inner = node.child_by_field_name("name")
@@ -156,9 +171,14 @@ def const_value(node: Node | None, constants: dict[str, float]) -> float | None:
     if node is None:
         return None
     kind = node.type
-    if kind in {"decimal_integer_literal", "hex_integer_literal", "number_literal",
-                "decimal_floating_point_literal", "octal_integer_literal",
-                "binary_integer_literal"}:
+    if kind in {
+        "decimal_integer_literal",
+        "hex_integer_literal",
+        "number_literal",
+        "decimal_floating_point_literal",
+        "octal_integer_literal",
+        "binary_integer_literal",
+    }:
         return _number(text(node))
     if kind in {"identifier", "field_access", "qualified_identifier"}:
         name = text(node).split(".")[-1].split("::")[-1]
@@ -212,13 +232,26 @@ def _binary(op: str, left: float, right: float) -> float | None:
 
 # The node types TreeFacts._visit reads, by branch; most nodes are none of them.
 _DECLARATOR_KINDS = frozenset({"variable_declarator", "init_declarator"})
-_DECLARATION_KINDS = frozenset({"declaration", "field_declaration", "parameter_declaration",
-                                "formal_parameter", "local_variable_declaration"})
+_DECLARATION_KINDS = frozenset(
+    {
+        "declaration",
+        "field_declaration",
+        "parameter_declaration",
+        "formal_parameter",
+        "local_variable_declaration",
+    }
+)
 _CALL_KINDS = frozenset({"method_invocation", "call_expression"})
 _RANGE_FOR_KINDS = frozenset({"enhanced_for_statement", "for_range_loop"})
-_FACT_KINDS = (CLASS_TYPES | FUNCTION_TYPES | _DECLARATOR_KINDS | _DECLARATION_KINDS
-               | _CALL_KINDS | _RANGE_FOR_KINDS
-               | {"assignment_expression", "update_expression", "lambda_expression"})
+_FACT_KINDS = (
+    CLASS_TYPES
+    | FUNCTION_TYPES
+    | _DECLARATOR_KINDS
+    | _DECLARATION_KINDS
+    | _CALL_KINDS
+    | _RANGE_FOR_KINDS
+    | {"assignment_expression", "update_expression", "lambda_expression"}
+)
 
 
 @dataclass
@@ -249,8 +282,7 @@ class TreeFacts:
         for name, values in assigned.items():
             if name in facts.constants and not values:
                 continue
-            numbers = [const_value(v, facts.constants) if v is not None else None
-                       for v in values]
+            numbers = [const_value(v, facts.constants) if v is not None else None for v in values]
             if numbers and all(n is not None for n in numbers):
                 facts.constants[name] = max(abs(n) for n in numbers if n is not None)
             if len(values) == 1 and values[0] is not None:
@@ -270,8 +302,9 @@ class TreeFacts:
         elif kind in FUNCTION_TYPES:
             self.functions.setdefault(self._function_name(node), []).append(node)
         elif kind in _DECLARATOR_KINDS:
-            name = declarator_name(node.child_by_field_name("declarator") or
-                                   node.child_by_field_name("name"))
+            name = declarator_name(
+                node.child_by_field_name("declarator") or node.child_by_field_name("name")
+            )
             value = node.child_by_field_name("value")
             declaration = node.parent
             if declaration is not None:
@@ -285,8 +318,12 @@ class TreeFacts:
         elif kind in _DECLARATION_KINDS:
             declared = type_name(node.child_by_field_name("type"))
             for child in node.named_children:
-                if child.type in {"identifier", "array_declarator", "reference_declarator",
-                                  "pointer_declarator"}:
+                if child.type in {
+                    "identifier",
+                    "array_declarator",
+                    "reference_declarator",
+                    "pointer_declarator",
+                }:
                     name = declarator_name(child)
                     self.types.setdefault(name, declared)
                     if kind in {"formal_parameter", "parameter_declaration"}:
@@ -314,7 +351,8 @@ class TreeFacts:
             self.lambdas.append(node)
         elif kind in _RANGE_FOR_KINDS:
             name = text(node.child_by_field_name("name")) or declarator_name(
-                node.child_by_field_name("declarator"))
+                node.child_by_field_name("declarator")
+            )
             assigned.setdefault(name, []).append(None)
 
     @staticmethod

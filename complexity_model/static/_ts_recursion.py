@@ -6,8 +6,9 @@ from tree_sitter import Node
 
 from complexity_model.static._ts_facts import base_name, call_parts, declarator_name, text, walk
 
-_UNDO_METHODS = frozenset({"remove", "pop", "pop_back", "removeLast", "erase", "poll",
-                           "clear", "pollLast"})
+_UNDO_METHODS = frozenset(
+    {"remove", "pop", "pop_back", "removeLast", "erase", "poll", "clear", "pollLast"}
+)
 _LOOKUPS = frozenset({"containsKey", "contains", "count", "find", "get"})
 
 
@@ -23,8 +24,11 @@ def parameters(function: Node) -> tuple[str, ...]:
     names = []
     for param in found.named_children:
         name = param.child_by_field_name("name")
-        names.append(text(name) if name is not None else declarator_name(
-            param.child_by_field_name("declarator")))
+        names.append(
+            text(name)
+            if name is not None
+            else declarator_name(param.child_by_field_name("declarator"))
+        )
     return tuple(names)
 
 
@@ -41,10 +45,18 @@ def memo_dimensions(function: Node, params: set[str]) -> int:
         if condition is None or consequence is None:
             continue
         tables = _lookups(condition, params)
-        returned = {base_name(n) for n in walk(consequence)
-                    if n.type == "return_statement" for n in n.named_children}
-        returned |= {base_name(inner) for n in walk(consequence) if n.type == "return_statement"
-                     for inner in walk(n)}
+        returned = {
+            base_name(n)
+            for n in walk(consequence)
+            if n.type == "return_statement"
+            for n in n.named_children
+        }
+        returned |= {
+            base_name(inner)
+            for n in walk(consequence)
+            if n.type == "return_statement"
+            for inner in walk(n)
+        }
         for table, rank in tables.items():
             if table in returned:
                 return rank
@@ -57,16 +69,21 @@ def visit_dimensions(function: Node) -> int:
     body = function.child_by_field_name("body")
     if body is None:
         return 0
-    marked = {base_name(node.child_by_field_name("left")) for node in walk(body)
-              if node.type == "assignment_expression"}
-    marked |= {base_name(call_parts(node)[1]) for node in walk(body)
-               if node.type in {"method_invocation", "call_expression"}
-               and call_parts(node)[0] in {"add", "insert"}}
+    marked = {
+        base_name(node.child_by_field_name("left"))
+        for node in walk(body)
+        if node.type == "assignment_expression"
+    }
+    marked |= {
+        base_name(call_parts(node)[1])
+        for node in walk(body)
+        if node.type in {"method_invocation", "call_expression"}
+        and call_parts(node)[0] in {"add", "insert"}
+    }
     for stmt in body.named_children:
         condition = stmt.child_by_field_name("condition")
         consequence = stmt.child_by_field_name("consequence")
-        if stmt.type != "if_statement" or condition is None or not _exits_with_nothing(
-                consequence):
+        if stmt.type != "if_statement" or condition is None or not _exits_with_nothing(consequence):
             continue
         for table, rank in _lookups(condition, set()).items():
             if table in marked:
@@ -84,22 +101,25 @@ def _exits_with_nothing(node: Node | None) -> bool:
         return False
     values = node.named_children
     return not values or values[0].type in {
-        "decimal_integer_literal", "number_literal", "true", "false", "null_literal"}
+        "decimal_integer_literal",
+        "number_literal",
+        "true",
+        "false",
+        "null_literal",
+    }
 
 
 def _lookups(condition: Node, params: set[str]) -> dict[str, int]:
     tables: dict[str, int] = {}
     for node in walk(condition):
         if node.type in {"array_access", "subscript_expression"} and (
-            node.parent is None or node.parent.type not in {"array_access",
-                                                            "subscript_expression"}
+            node.parent is None or node.parent.type not in {"array_access", "subscript_expression"}
         ):
             depth = 0
             inner: Node | None = node
             while inner is not None and inner.type in {"array_access", "subscript_expression"}:
                 depth += 1
-                inner = inner.child_by_field_name("array") or inner.child_by_field_name(
-                    "argument")
+                inner = inner.child_by_field_name("array") or inner.child_by_field_name("argument")
             name = base_name(node)
             if name and name not in params:
                 tables[name] = max(tables.get(name, 0), depth)

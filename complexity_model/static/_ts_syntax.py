@@ -12,8 +12,19 @@ from complexity_model.static._ts_bounds import is_midpoint
 from complexity_model.static._ts_facts import CLASS_TYPES, call_parts, operator, text, walk
 
 # Nodes whose insides are not the enclosing code's statements.
-SKIP = frozenset({"lambda_expression", "lambda_expression_body", "class_body",
-                  "comment", "line_comment", "block_comment"}) | CLASS_TYPES
+SKIP = (
+    frozenset(
+        {
+            "lambda_expression",
+            "lambda_expression_body",
+            "class_body",
+            "comment",
+            "line_comment",
+            "block_comment",
+        }
+    )
+    | CLASS_TYPES
+)
 EXITS = frozenset({"return_statement", "break_statement", "throw_statement"})
 
 
@@ -93,16 +104,18 @@ def rebound_in(node: Node | None) -> set[str]:
     """Names given a fresh value (declared or ``=``), not just advanced (``++``, ``+=``)."""
     if node is None:
         return set()
-    return {text(inner.child_by_field_name("left")) for inner in walk(node, skip=SKIP)
-            if inner.type == "assignment_expression" and operator(inner) == "="} | declared_in(
-        node)
+    return {
+        text(inner.child_by_field_name("left"))
+        for inner in walk(node, skip=SKIP)
+        if inner.type == "assignment_expression" and operator(inner) == "="
+    } | declared_in(node)
 
 
 def assigned_in(node: Node | None) -> set[str]:
     if node is None:
         return set()
-    return {text(inner.child_by_field_name("left")) for inner in walk(node, skip=SKIP)
-            if inner.type == "assignment_expression"} | declared_in(node)
-
-
-
+    return {
+        text(inner.child_by_field_name("left"))
+        for inner in walk(node, skip=SKIP)
+        if inner.type == "assignment_expression"
+    } | declared_in(node)

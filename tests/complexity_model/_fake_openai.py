@@ -20,8 +20,12 @@ Respond = Callable[[int, dict[str, Any]], Reply]
 
 def completion(content: str, logprobs: Any = None) -> dict[str, Any]:
     """An OpenAI chat-completion body whose message is ``content``."""
-    choice = {"index": 0, "message": {"role": "assistant", "content": content},
-              "finish_reason": "stop", "logprobs": logprobs}
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": content},
+        "finish_reason": "stop",
+        "logprobs": logprobs,
+    }
     return {"id": "chatcmpl-test", "object": "chat.completion", "choices": [choice]}
 
 

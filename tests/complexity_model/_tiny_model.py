@@ -23,8 +23,11 @@ LABELLED_ROWS = [
     {"code": "print(1)\n", "language": "python", "complexity": "O(1)"},
     {"code": "for i in range(n):\n    print(i)\n", "language": "python", "complexity": "linear"},
     {"code": "xs.sort()\n", "language": "python", "complexity": "O(nlogn)"},
-    {"code": "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) s++;",
-     "language": "java", "complexity": "quadratic"},
+    {
+        "code": "for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) s++;",
+        "language": "java",
+        "complexity": "quadratic",
+    },
     {"code": "x = 1\n", "language": "python", "complexity": "O(n!)"},  # off the ladder
     {"code": "", "language": "python", "complexity": "O(1)"},  # no code
 ]

@@ -171,8 +171,7 @@ def test_an_answer_that_differs_from_the_reference_makes_the_class_unknown() -> 
 def _timed(curve: Callable[[float], float], scale: float, seed: int) -> list[Point]:
     noise = random.Random(seed)
     return [
-        Point(n, scale * curve(n) * (1 + 0.03 * noise.random()))
-        for n in geometric_sizes(1 << 18)
+        Point(n, scale * curve(n) * (1 + 0.03 * noise.random())) for n in geometric_sizes(1 << 18)
     ]
 
 

@@ -40,11 +40,15 @@ def _keyed(memo: str) -> str:
 
 
 def _in_file(directory: str) -> str:
-    return "import json, os\n" + _SLOW + (
-        f"def f(xs):\n    path = '{directory}/memo-%d-%d-%d' % (len(xs), xs[0], xs[-1])\n"
-        "    if os.path.exists(path):\n        with open(path) as handle:\n"
-        "            return json.load(handle)\n    c = slow(xs)\n"
-        "    with open(path, 'w') as handle:\n        json.dump(c, handle)\n    return c\n"
+    return (
+        "import json, os\n"
+        + _SLOW
+        + (
+            f"def f(xs):\n    path = '{directory}/memo-%d-%d-%d' % (len(xs), xs[0], xs[-1])\n"
+            "    if os.path.exists(path):\n        with open(path) as handle:\n"
+            "            return json.load(handle)\n    c = slow(xs)\n"
+            "    with open(path, 'w') as handle:\n        json.dump(c, handle)\n    return c\n"
+        )
     )
 
 
@@ -53,11 +57,14 @@ MEMOS = {
     "file in /tmp": _in_file("/tmp"),
     "file in /dev/shm": _in_file("/dev/shm"),
     "function attribute": _keyed("f.__dict__.setdefault('memo', {})"),
-    "lru_cache on a tuple": "import functools\n" + _SLOW + (
+    "lru_cache on a tuple": "import functools\n"
+    + _SLOW
+    + (
         "@functools.lru_cache(None)\ndef cached(t):\n    return slow(t)\n"
         "def f(xs):\n    return cached(tuple(xs))\n"
     ),
-    "sys.modules": "import sys, types\n" + _keyed(
+    "sys.modules": "import sys, types\n"
+    + _keyed(
         "sys.modules.setdefault('memo_box', types.ModuleType('memo_box'))"
         ".__dict__.setdefault('memo', {})"
     ),
@@ -103,8 +110,9 @@ def _problem(case_id: str) -> ComplexityProblem:
     return problem_of(next(case for case in BENCHMARK if case.id == case_id))
 
 
-def _no_time_reward(judge: EmpiricalComplexityJudge, code: str, language: str, case_id: str,
-                    true_class: str) -> None:
+def _no_time_reward(
+    judge: EmpiricalComplexityJudge, code: str, language: str, case_id: str, true_class: str
+) -> None:
     problem = _problem(case_id)
     estimate = judge.estimate(code, language, problem)
     assert estimate.predicted in (true_class, "unknown"), estimate.evidence

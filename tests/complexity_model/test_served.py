@@ -57,12 +57,27 @@ def _wait_healthy(base: str, process: subprocess.Popen[bytes]) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     model = build_tiny_model(tmp_path_factory.mktemp("tiny") / "model")
     port = _free_port()
-    command = [sys.executable, "-c", _CLI, "complexity", "serve", "--model", str(model),
-               "--backend", "transformers", "--host", "127.0.0.1", "--port", str(port),
-               "--served-model-name", NAME]
+    command = [
+        sys.executable,
+        "-c",
+        _CLI,
+        "complexity",
+        "serve",
+        "--model",
+        str(model),
+        "--backend",
+        "transformers",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--served-model-name",
+        NAME,
+    ]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               env=environment)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(base, process)
@@ -140,10 +155,24 @@ def test_code_longer_than_the_context_is_unknown(server: str) -> None:
 
 
 def test_serving_a_missing_model_fails_clearly(tmp_path: Path) -> None:
-    command = [sys.executable, "-c", _CLI, "complexity", "serve", "--backend", "transformers",
-               "--model", str(tmp_path / "absent")]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    command = [
+        sys.executable,
+        "-c",
+        _CLI,
+        "complexity",
+        "serve",
+        "--backend",
+        "transformers",
+        "--model",
+        str(tmp_path / "absent"),
+    ]
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     assert result.returncode == 2
     assert "no model at" in result.stderr and "nothing is downloaded" in result.stderr
 
@@ -159,9 +188,16 @@ def fitted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 
     root = tmp_path_factory.mktemp("fitted")
     data = write_rows(root / "rows.jsonl")
-    config = TrainConfig(data=data, model=str(build_tiny_model(root / "base")),
-                         output=root / "model", max_steps=40, batch_size=4,
-                         learning_rate=1e-2, warmup_ratio=0.0, device="cpu")
+    config = TrainConfig(
+        data=data,
+        model=str(build_tiny_model(root / "base")),
+        output=root / "model",
+        max_steps=40,
+        batch_size=4,
+        learning_rate=1e-2,
+        warmup_ratio=0.0,
+        device="cpu",
+    )
     train(config, log=lambda line: None)
     app = create_app(TransformersGenerator(config.output), NAME)
     port = _free_port()
@@ -202,9 +238,22 @@ def test_auto_takes_transformers_without_vllm() -> None:
 
 
 def _serve_vllm(tmp_path: Path, *extra: str, path: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", _CLI, "complexity", "serve", "--backend", "vllm",
-               "--model", "/models/qwen", "--port", "8123", "--served-model-name", "qwen",
-               *extra]
+    command = [
+        sys.executable,
+        "-c",
+        _CLI,
+        "complexity",
+        "serve",
+        "--backend",
+        "vllm",
+        "--model",
+        "/models/qwen",
+        "--port",
+        "8123",
+        "--served-model-name",
+        "qwen",
+        *extra,
+    ]
     environment = {**os.environ, "PATH": path, "PYTHONPATH": str(tmp_path / "site")}
     return subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment)
 
@@ -229,10 +278,25 @@ def test_vllm_backend_execs_vllm_serve_offline(tmp_path: Path) -> None:
         f"open({str(record)!r}, 'w'))\n"
     )
     binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
-    result = _serve_vllm(tmp_path, "--", "--max-model-len", "8192",
-                         path=f"{binary.parent}:{os.environ.get('PATH', '')}")
+    result = _serve_vllm(
+        tmp_path,
+        "--",
+        "--max-model-len",
+        "8192",
+        path=f"{binary.parent}:{os.environ.get('PATH', '')}",
+    )
     assert result.returncode == 0, result.stderr
     seen = json.loads(record.read_text())
-    assert seen["argv"] == ["serve", "/models/qwen", "--host", "127.0.0.1", "--port", "8123",
-                            "--served-model-name", "qwen", "--max-model-len", "8192"]
+    assert seen["argv"] == [
+        "serve",
+        "/models/qwen",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8123",
+        "--served-model-name",
+        "qwen",
+        "--max-model-len",
+        "8192",
+    ]
     assert seen["offline"] == "1"

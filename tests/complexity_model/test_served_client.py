@@ -32,7 +32,9 @@ def test_a_valid_answer_becomes_the_estimate_and_the_request_is_openai_shaped() 
         with judge_for(server, api_key="secret", max_tokens=50) as judge:
             estimate = judge.estimate("xs.sort()\n", "python")
     assert (estimate.predicted, estimate.confidence, estimate.method) == (
-        "O(n log n)", 0.8, "served"
+        "O(n log n)",
+        0.8,
+        "served",
     )
     assert estimate.evidence["raw"] == ANSWER
     assert estimate.evidence["attempts"] == 1
@@ -57,11 +59,13 @@ def test_garbage_is_unknown_with_the_raw_text_never_a_guess() -> None:
 
 def test_confidence_is_capped_by_the_probability_of_the_class_tokens() -> None:
     content = '{"complexity": "O(n)", "confidence": 0.9}'
-    logprobs = {"content": [
-        {"token": '{"complexity": "', "logprob": 0.0},
-        {"token": "O(n)", "logprob": math.log(0.5)},
-        {"token": '", "confidence": 0.9}', "logprob": -1.0},
-    ]}
+    logprobs = {
+        "content": [
+            {"token": '{"complexity": "', "logprob": 0.0},
+            {"token": "O(n)", "logprob": math.log(0.5)},
+            {"token": '", "confidence": 0.9}', "logprob": -1.0},
+        ]
+    }
     with FakeChatServer(lambda index, request: ok(content, logprobs)) as server:
         estimate = judge_for(server).estimate("pass", "python")
     assert estimate.predicted == "O(n)"
@@ -122,8 +126,11 @@ def test_nothing_listening_is_unavailable() -> None:
 
 @pytest.mark.parametrize(
     ("status", "body"),
-    [(404, {"error": {"message": "The model `tiny` does not exist."}}), (200, "not json"),
-     (200, {"choices": []})],
+    [
+        (404, {"error": {"message": "The model `tiny` does not exist."}}),
+        (200, "not json"),
+        (200, {"choices": []}),
+    ],
 )
 def test_a_wrong_answer_from_the_server_is_an_error_at_once(status: int, body: Any) -> None:
     with FakeChatServer(lambda index, request: (status, body, {})) as server:
@@ -134,8 +141,10 @@ def test_a_wrong_answer_from_the_server_is_an_error_at_once(status: int, body: A
 
 
 def test_a_prompt_longer_than_the_context_is_unknown_for_that_program_alone() -> None:
-    message = ("This model's maximum context length is 4096 tokens. However, you requested "
-               "5000 tokens (4872 in the messages, 128 in the completion).")
+    message = (
+        "This model's maximum context length is 4096 tokens. However, you requested "
+        "5000 tokens (4872 in the messages, 128 in the completion)."
+    )
 
     def respond(index: int, request: dict[str, Any]) -> Reply:
         if "huge" in request["messages"][1]["content"]:

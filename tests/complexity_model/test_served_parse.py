@@ -19,10 +19,16 @@ from complexity_model.served.prompt import TRUNCATED
         ('  {"confidence": 1, "complexity": "O(N^2)"}\n', "O(n^2)", 1.0),
         ('```json\n{"complexity": "O(1)", "confidence": 0.25}\n```', "O(1)", 0.25),
         ('```\n{"complexity": "linear", "confidence": 0}\n```', "O(n)", 0.0),
-        ('<think>two nested loops</think>\n{"complexity": "O(n²)", "confidence": 0.9}',
-         "O(n^2)", 0.9),
-        ('{"complexity": "O(2^n)", "confidence": 0.6, "why": "branching recursion"}',
-         "O(2^n)", 0.6),
+        (
+            '<think>two nested loops</think>\n{"complexity": "O(n²)", "confidence": 0.9}',
+            "O(n^2)",
+            0.9,
+        ),
+        (
+            '{"complexity": "O(2^n)", "confidence": 0.6, "why": "branching recursion"}',
+            "O(2^n)",
+            0.6,
+        ),
     ],
 )
 def test_valid_answers_name_their_class(text: str, expected: str, confidence: float) -> None:
@@ -98,8 +104,12 @@ def _tokens(*pairs: tuple[str, float]) -> dict[str, object]:
 def test_answer_probability_counts_the_class_tokens_only() -> None:
     content = '{"complexity": "O(n)", "confidence": 0.9}'
     logprobs = _tokens(
-        ('{"complexity": "', 0.0), ("O(", -0.1), ("n)", -0.2), ('", "confidence": 0.', 0.0),
-        ("9", -3.0), ("}", 0.0),
+        ('{"complexity": "', 0.0),
+        ("O(", -0.1),
+        ("n)", -0.2),
+        ('", "confidence": 0.', 0.0),
+        ("9", -3.0),
+        ("}", 0.0),
     )
     probability = answer_probability(content, logprobs)
     assert probability == pytest.approx(math.exp(-0.3))

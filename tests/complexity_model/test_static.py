@@ -64,8 +64,9 @@ def test_constant_bounds_and_early_exits_count_as_constant(judge: StaticComplexi
 def test_test_case_loop_does_not_multiply_but_a_filling_loop_does(
     judge: StaticComplexityJudge,
 ) -> None:
-    filling = "n = int(input())\na = []\nfor _ in range(n):\n    a.append(int(input()))\n" \
-        "print(a[0])\n"
+    filling = (
+        "n = int(input())\na = []\nfor _ in range(n):\n    a.append(int(input()))\nprint(a[0])\n"
+    )
     assert judge.estimate(filling, "python").predicted == "O(n)"
     tests = judge.estimate(PYTHON["independent test cases"][1], "python")
     assert tests.evidence["test_case_loops"] == [1]
@@ -98,13 +99,25 @@ def test_language_aliases(judge: StaticComplexityJudge) -> None:
 
 def _rows_file(tmp_path: Path) -> Path:
     rows = [
-        {"id": f"{language}-{index}", "language": language, "code": code,
-         "complexity": expected, "label": expected}
+        {
+            "id": f"{language}-{index}",
+            "language": language,
+            "code": code,
+            "complexity": expected,
+            "label": expected,
+        }
         for index, (language, expected, code) in enumerate(case.values for case in CASES)
         if language in {"python", "java"}
     ]
-    rows.append({"id": "garbage", "language": "python", "code": "def (:", "complexity": "O(n)",
-                 "label": "linear"})
+    rows.append(
+        {
+            "id": "garbage",
+            "language": "python",
+            "code": "def (:",
+            "complexity": "O(n)",
+            "label": "linear",
+        }
+    )
     path = tmp_path / "rows.jsonl"
     path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     return path
@@ -114,10 +127,19 @@ def test_evaluate_command_prints_and_writes_the_metrics(tmp_path: Path) -> None:
     data = _rows_file(tmp_path)
     out = tmp_path / "numbers.json"
     result = CliRunner().invoke(
-        app, ["complexity", "evaluate", "--data", str(data), "--json", str(out)])
+        app, ["complexity", "evaluate", "--data", str(data), "--json", str(out)]
+    )
     assert result.exit_code == 0, result.output
-    for heading in ("exact-class accuracy", "macro-F1", "within-one accuracy", "precision",
-                    "confusion", "time per program", "static / python", "static / java"):
+    for heading in (
+        "exact-class accuracy",
+        "macro-F1",
+        "within-one accuracy",
+        "precision",
+        "confusion",
+        "time per program",
+        "static / python",
+        "static / java",
+    ):
         assert heading in result.output
     numbers = json.loads(out.read_text(encoding="utf-8"))
     python = numbers["languages"]["python"]
@@ -133,7 +155,10 @@ def test_evaluate_runs_as_a_module(tmp_path: Path) -> None:
     data = _rows_file(tmp_path)
     completed = subprocess.run(
         [sys.executable, "-m", "complexity_model.evaluate", "--data", str(data), "--limit", "3"],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     assert "== static / python: 3 programs" in completed.stdout
@@ -141,7 +166,9 @@ def test_evaluate_runs_as_a_module(tmp_path: Path) -> None:
 
 def test_served_backend_needs_its_endpoint(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        app, ["complexity", "evaluate", "--data", str(_rows_file(tmp_path)), "--backend",
-              "served"], env={"COLUMNS": "200"})
+        app,
+        ["complexity", "evaluate", "--data", str(_rows_file(tmp_path)), "--backend", "served"],
+        env={"COLUMNS": "200"},
+    )
     assert result.exit_code == 2
     assert "needs --base-url and --model" in result.output

@@ -153,8 +153,13 @@ def f(nums):
 
 
 def function_problem(entry_point: str, optimal: str | None = None) -> Problem:
-    return Problem(id="p", mode="function", tests=[{"args": [[1, 2, 3]], "expected": 0}],
-                   entry_point=entry_point, optimal_complexity=optimal)
+    return Problem(
+        id="p",
+        mode="function",
+        tests=[{"args": [[1, 2, 3]], "expected": 0}],
+        entry_point=entry_point,
+        optimal_complexity=optimal,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +238,11 @@ int Solution::costly(vector<int>& a) { return helper(a); }
 
 
 PATTERNS = {
-    "flood fill over a grid": ("python", "islands", "O(n^2)", """
+    "flood fill over a grid": (
+        "python",
+        "islands",
+        "O(n^2)",
+        """
 def islands(grid):
     def sink(r, c):
         if r < 0 or c < 0 or r >= len(grid) or c >= len(grid[0]) or grid[r][c] != 1:
@@ -250,8 +259,13 @@ def islands(grid):
                 count += 1
                 sink(r, c)
     return count
-"""),
-    "a path search that unmarks after each call": ("python", "paths", "O(2^n)", """
+""",
+    ),
+    "a path search that unmarks after each call": (
+        "python",
+        "paths",
+        "O(2^n)",
+        """
 def paths(grid):
     def walk(r, c):
         if r < 0 or c < 0 or r >= len(grid) or c >= len(grid[0]) or grid[r][c] != 1:
@@ -261,8 +275,13 @@ def paths(grid):
         grid[r][c] = 1
         return found
     return walk(0, 0)
-"""),
-    "memoised by decorator": ("python", "lcs", "O(n^2)", """
+""",
+    ),
+    "memoised by decorator": (
+        "python",
+        "lcs",
+        "O(n^2)",
+        """
 from functools import cache
 def lcs(a, b):
     @cache
@@ -273,8 +292,13 @@ def lcs(a, b):
             return 1 + go(i + 1, j + 1)
         return max(go(i + 1, j), go(i, j + 1))
     return go(0, 0)
-"""),
-    "recursive binary search": ("python", "find", "O(log n)", """
+""",
+    ),
+    "recursive binary search": (
+        "python",
+        "find",
+        "O(log n)",
+        """
 def find(nums, target):
     def go(lo, hi):
         if lo > hi:
@@ -284,16 +308,26 @@ def find(nums, target):
             return go(mid + 1, hi)
         return go(lo, mid - 1) if nums[mid] > target else mid
     return go(0, len(nums) - 1)
-"""),
-    "merge sort on halves of a slice": ("python", "sort", "O(n log n)", """
+""",
+    ),
+    "merge sort on halves of a slice": (
+        "python",
+        "sort",
+        "O(n log n)",
+        """
 def sort(a):
     if len(a) <= 1:
         return a
     half = len(a) // 2
     left, right = sort(a[:half]), sort(a[half:])
     return sorted(left + right)
-"""),
-    "sliding window with a set": ("python", "longest", "O(n)", """
+""",
+    ),
+    "sliding window with a set": (
+        "python",
+        "longest",
+        "O(n)",
+        """
 def longest(s):
     seen, left, best = set(), 0, 0
     for right in range(len(s)):
@@ -303,8 +337,13 @@ def longest(s):
         seen.add(s[right])
         best = max(best, right - left + 1)
     return best
-"""),
-    "recursion over prefixes without a memo": ("python", "breaks", "O(2^n)", """
+""",
+    ),
+    "recursion over prefixes without a memo": (
+        "python",
+        "breaks",
+        "O(2^n)",
+        """
 def breaks(s, words):
     def can(start):
         if start == len(s):
@@ -314,8 +353,13 @@ def breaks(s, words):
                 return True
         return False
     return can(0)
-"""),
-    "Java recursive binary search": ("java", "Solution.find", "O(log n)", """
+""",
+    ),
+    "Java recursive binary search": (
+        "java",
+        "Solution.find",
+        "O(log n)",
+        """
 class Solution {
     int find(int[] a, int t) { return go(a, t, 0, a.length - 1); }
     int go(int[] a, int t, int lo, int hi) {
@@ -326,16 +370,31 @@ class Solution {
         return go(a, t, lo, mid - 1);
     }
 }
-"""),
-    "a lambda called on the spot": ("python", "f", "O(n^2)", """
+""",
+    ),
+    "a lambda called on the spot": (
+        "python",
+        "f",
+        "O(n^2)",
+        """
 def f(nums):
     return (lambda: [a * b for a in nums for b in nums])()
-"""),
-    "a sort key with a loop": ("python", "f", "O(n^2)", """
+""",
+    ),
+    "a sort key with a loop": (
+        "python",
+        "f",
+        "O(n^2)",
+        """
 def f(nums):
     return sorted(nums, key=lambda x: sum(nums) - x)
-"""),
-    "a method stored in an attribute": ("python", "Solution.run", "O(n^2)", """
+""",
+    ),
+    "a method stored in an attribute": (
+        "python",
+        "Solution.run",
+        "O(n^2)",
+        """
 class Solution:
     def __init__(self):
         self.op = self.pairs
@@ -345,16 +404,26 @@ class Solution:
 
     def run(self, nums):
         return self.op(nums)
-"""),
-    "a method of an object made on the spot": ("python", "f", "O(n^2)", """
+""",
+    ),
+    "a method of an object made on the spot": (
+        "python",
+        "f",
+        "O(n^2)",
+        """
 class Helper:
     def pairs(self, nums):
         return sum(a * b for a in nums for b in nums)
 
 def f(nums):
     return Helper().pairs(nums)
-"""),
-    "an operator with a loop behind it": ("python", "f", "O(n^2)", """
+""",
+    ),
+    "an operator with a loop behind it": (
+        "python",
+        "f",
+        "O(n^2)",
+        """
 class Slow:
     def __init__(self, items):
         self.items = items
@@ -364,8 +433,13 @@ class Slow:
 
 def f(nums):
     return min(Slow(nums) for _ in range(3)).items
-"""),
-    "Java compareTo with a loop behind it": ("java", "Solution.f", "O(n^2)", """
+""",
+    ),
+    "Java compareTo with a loop behind it": (
+        "java",
+        "Solution.f",
+        "O(n^2)",
+        """
 import java.util.*;
 class Solution {
     static class Row implements Comparable<Row> {
@@ -384,8 +458,13 @@ class Solution {
         return q.poll().a[0];
     }
 }
-"""),
-    "C++ operator< with a loop behind it": ("cpp", "f", "O(n^2)", """
+""",
+    ),
+    "C++ operator< with a loop behind it": (
+        "cpp",
+        "f",
+        "O(n^2)",
+        """
 #include <set>
 #include <vector>
 using namespace std;
@@ -402,8 +481,13 @@ int f(vector<int>& a) {
     rows.insert(Row{a});
     return rows.size();
 }
-"""),
-    "Java lambda run later": ("java", "Solution.f", "O(n^2)", """
+""",
+    ),
+    "Java lambda run later": (
+        "java",
+        "Solution.f",
+        "O(n^2)",
+        """
 class Solution {
     int f(int[] a) {
         int[] s = new int[1];
@@ -412,8 +496,13 @@ class Solution {
         return s[0];
     }
 }
-"""),
-    "Java forEach with a method reference": ("java", "Solution.f", "O(n^2)", """
+""",
+    ),
+    "Java forEach with a method reference": (
+        "java",
+        "Solution.f",
+        "O(n^2)",
+        """
 import java.util.*;
 class Solution {
     int f(List<Integer> a) {
@@ -422,8 +511,13 @@ class Solution {
     }
     void scan(int x) { for (int i = 0; i < x; i++) {} }
 }
-"""),
-    "C++ named lambda called in a loop": ("cpp", "f", "O(n^2)", """
+""",
+    ),
+    "C++ named lambda called in a loop": (
+        "cpp",
+        "f",
+        "O(n^2)",
+        """
 #include <vector>
 using namespace std;
 long long f(vector<int>& a) {
@@ -432,13 +526,19 @@ long long f(vector<int>& a) {
     for (int x : a) row(x);
     return s;
 }
-"""),
-    "C++ Euclid with a temporary": ("cpp", "find", "O(log n)", """
+""",
+    ),
+    "C++ Euclid with a temporary": (
+        "cpp",
+        "find",
+        "O(log n)",
+        """
 long long find(long long a, long long b) {
     while (b != 0) { long long t = a % b; a = b; b = t; }
     return a;
 }
-"""),
+""",
+    ),
 }
 
 
@@ -494,12 +594,18 @@ def test_code_the_analyser_cannot_see_into_is_unknown(
 @pytest.mark.parametrize(
     ("language", "code"),
     [
-        ("java", 'class Solution { int f(int n) throws Exception {\n'
-                 '  return (int) Solution.class.getMethod("g", int.class).invoke(this, n); }\n'
-                 '  int g(int n) { int s = 0; for (int i = 0; i < n; i++) s++; return s; } }'),
+        (
+            "java",
+            "class Solution { int f(int n) throws Exception {\n"
+            '  return (int) Solution.class.getMethod("g", int.class).invoke(this, n); }\n'
+            "  int g(int n) { int s = 0; for (int i = 0; i < n; i++) s++; return s; } }",
+        ),
         ("java", "class Solution { native int f(int n); }"),
-        ("java", 'class Solution { int f(int n) throws Exception {\n'
-                 '  new ProcessBuilder("sort").start(); return n; } }'),
+        (
+            "java",
+            "class Solution { int f(int n) throws Exception {\n"
+            '  new ProcessBuilder("sort").start(); return n; } }',
+        ),
         ("cpp", '#include <cstdlib>\nint f(int n) { return system("sort big.txt") + n; }'),
         ("cpp", 'int f(int n) { asm("nop"); return n; }'),
     ],
@@ -566,7 +672,7 @@ def test_the_function_mode_set_is_scored_well_and_never_free() -> None:
     results = run_evaluation(rows)
     overall = results["languages"]["all"]
     assert overall["accuracy"] >= 0.8, json.dumps(overall["confusion"])
-    at_least_linear = LADDER[LADDER.index("O(n)"):]
+    at_least_linear = LADDER[LADDER.index("O(n)") :]
     free = {label: overall["confusion"][label]["O(1)"] for label in at_least_linear}
     assert not any(free.values()), free
 
@@ -581,20 +687,27 @@ class _PassingPool:
 def _reward_of(code: str, problem: Problem) -> tuple[ComplexityOut, float]:
     """The service's path without Docker: the worker's task, then R_time and the reward."""
     settings = Settings(complexity_empirical=False)
-    job = Job(language="python", code=code, tests=problem.test_cases(), mode=problem.mode,
-              entry_point=problem.entry_point)
+    job = Job(
+        language="python",
+        code=code,
+        tests=problem.test_cases(),
+        mode=problem.mode,
+        entry_point=problem.entry_point,
+    )
     payload: dict[str, Any] = {
         "job": job.model_dump(mode="json"),
-        "complexity": {"mode": ComplexityMode.AUTO.value,
-                       "problem": problem.model_dump(mode="json")},
+        "complexity": {
+            "mode": ComplexityMode.AUTO.value,
+            "problem": problem.model_dump(mode="json"),
+        },
     }
     pool: Any = _PassingPool()
     [answer] = judge_chunk(pool, make_complexity_judge(settings, None), [payload])
     complexity = ComplexityOut.model_validate(answer["complexity"])
-    score = time_reward(complexity.predicted, complexity.reference,
-                        decay=settings.reward.time_decay)
-    reward = compute_reward(extracted=True, pass_rate=1.0, time_reward=score,
-                            config=RewardConfig())
+    score = time_reward(
+        complexity.predicted, complexity.reference, decay=settings.reward.time_decay
+    )
+    reward = compute_reward(extracted=True, pass_rate=1.0, time_reward=score, config=RewardConfig())
     return complexity, reward.time
 
 

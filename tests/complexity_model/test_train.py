@@ -31,8 +31,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_rows_off_the_ladder_or_without_code_are_skipped(data: Path) -> None:
     examples, skipped = load_examples(data)
-    assert [example.complexity for example in examples] == ["O(1)", "O(n)", "O(n log n)",
-                                                            "O(n^2)"]
+    assert [example.complexity for example in examples] == ["O(1)", "O(n)", "O(n log n)", "O(n^2)"]
     assert skipped == 2
 
 
@@ -86,9 +85,18 @@ def test_a_few_steps_train_and_save_a_model_that_loads_and_serves(
     base_model: Path, data: Path, tmp_path: Path, lora: bool
 ) -> None:
     output = tmp_path / "trained"
-    config = TrainConfig(data=data, model=str(base_model), output=output, max_steps=3,
-                         batch_size=2, learning_rate=1e-2, lora=lora, lora_r=4, lora_alpha=8,
-                         device="cpu")
+    config = TrainConfig(
+        data=data,
+        model=str(base_model),
+        output=output,
+        max_steps=3,
+        batch_size=2,
+        learning_rate=1e-2,
+        lora=lora,
+        lora_r=4,
+        lora_alpha=8,
+        device="cpu",
+    )
     summary = train(config, log=lambda line: None)
     assert (summary.examples, summary.skipped, summary.steps) == (4, 2, 3)
     assert len(summary.losses) == 3 and all(math.isfinite(loss) for loss in summary.losses)
@@ -110,15 +118,26 @@ def test_training_learns_the_answer_format(base_model: Path, data: Path, tmp_pat
     """Enough steps on four rows and the tiny model writes their answers: the loss reaches the
     answer tokens, and serving uses the prompt that training used."""
     output = tmp_path / "fitted"
-    config = TrainConfig(data=data, model=str(base_model), output=output, max_steps=40,
-                         batch_size=4, learning_rate=1e-2, warmup_ratio=0.0, device="cpu")
+    config = TrainConfig(
+        data=data,
+        model=str(base_model),
+        output=output,
+        max_steps=40,
+        batch_size=4,
+        learning_rate=1e-2,
+        warmup_ratio=0.0,
+        device="cpu",
+    )
     summary = train(config, log=lambda line: None)
     assert summary.losses[-1] < summary.losses[0] / 4
     generator = TransformersGenerator(output)
     examples, _ = load_examples(data)
-    answers = [generator.generate(build_messages(example.code, example.language), 40, False)
-               for example in examples]
-    assert [answer.text for answer in answers] == [format_answer(example.complexity)
-                                                   for example in examples]
+    answers = [
+        generator.generate(build_messages(example.code, example.language), 40, False)
+        for example in examples
+    ]
+    assert [answer.text for answer in answers] == [
+        format_answer(example.complexity) for example in examples
+    ]
     assert all(answer.finish_reason == "stop" for answer in answers)
     assert {example.complexity for example in examples} <= set(LADDER)

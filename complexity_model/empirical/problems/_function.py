@@ -113,22 +113,22 @@ FUNCTION_CASES: list[Case] = [
         },
         "O(n log n)",
         reference=(
-            'def f(xs):\n'
-            '    ranks = {v: i + 1 for i, v in enumerate(sorted(set(xs)))}\n'
-            '    tree = [0] * (len(ranks) + 1)\n'
-            '    c = 0\n'
-            '    for k, x in enumerate(xs):\n'
-            '        s = 0\n'
-            '        i = r = ranks[x]\n'
-            '        while i:\n'
-            '            s += tree[i]\n'
-            '            i -= i & -i\n'
-            '        c += k - s\n'
-            '        i = r\n'
-            '        while i < len(tree):\n'
-            '            tree[i] += 1\n'
-            '            i += i & -i\n'
-            '    return c\n'
+            "def f(xs):\n"
+            "    ranks = {v: i + 1 for i, v in enumerate(sorted(set(xs)))}\n"
+            "    tree = [0] * (len(ranks) + 1)\n"
+            "    c = 0\n"
+            "    for k, x in enumerate(xs):\n"
+            "        s = 0\n"
+            "        i = r = ranks[x]\n"
+            "        while i:\n"
+            "            s += tree[i]\n"
+            "            i -= i & -i\n"
+            "        c += k - s\n"
+            "        i = r\n"
+            "        while i < len(tree):\n"
+            "            tree[i] += 1\n"
+            "            i += i & -i\n"
+            "    return c\n"
         ),
     ),
     Case(
@@ -147,13 +147,13 @@ FUNCTION_CASES: list[Case] = [
         },
         "O(n)",
         reference=(
-            'def f(xs):\n'
-            '    index = {}\n'
-            '    for i, x in enumerate(xs):\n'
-            '        if -7 - x in index:\n'
-            '            return True\n'
-            '        index[x] = i\n'
-            '    return False\n'
+            "def f(xs):\n"
+            "    index = {}\n"
+            "    for i, x in enumerate(xs):\n"
+            "        if -7 - x in index:\n"
+            "            return True\n"
+            "        index[x] = i\n"
+            "    return False\n"
         ),
     ),
     Case(
@@ -206,9 +206,9 @@ FUNCTION_CASES: list[Case] = [
         },
         "O(n)",
         reference=(
-            'import itertools\n'
-            'def f(xs):\n'
-            '    return list(itertools.accumulate(xs))[-1] if xs else 0\n'
+            "import itertools\n"
+            "def f(xs):\n"
+            "    return list(itertools.accumulate(xs))[-1] if xs else 0\n"
         ),
     ),
     Case(
@@ -227,10 +227,7 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n)",
-        reference=(
-            'def f(xs):\n'
-            '    return len(dict.fromkeys(xs))\n'
-        ),
+        reference=("def f(xs):\n    return len(dict.fromkeys(xs))\n"),
     ),
     Case(
         "sort-numbers",
@@ -252,11 +249,7 @@ FUNCTION_CASES: list[Case] = [
             ),
         },
         "O(n log n)",
-        reference=(
-            'def f(xs):\n'
-            '    a = sorted(xs)\n'
-            '    return a[len(a) // 2] if a else 0\n'
-        ),
+        reference=("def f(xs):\n    a = sorted(xs)\n    return a[len(a) // 2] if a else 0\n"),
     ),
     Case(
         "longest-increasing",
@@ -338,12 +331,12 @@ FUNCTION_CASES: list[Case] = [
         },
         "O(n)",
         reference=(
-            'def f(n):\n'
-            '    total, bits = 0, [0] * (n + 1)\n'
-            '    for i in range(1, n):\n'
-            '        bits[i] = bits[i & (i - 1)] + 1\n'
-            '        total += bits[i]\n'
-            '    return total\n'
+            "def f(n):\n"
+            "    total, bits = 0, [0] * (n + 1)\n"
+            "    for i in range(1, n):\n"
+            "        bits[i] = bits[i & (i - 1)] + 1\n"
+            "        total += bits[i]\n"
+            "    return total\n"
         ),
     ),
     Case(
