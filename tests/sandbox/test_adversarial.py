@@ -19,7 +19,6 @@ import os
 import socket
 import subprocess
 import textwrap
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -1530,13 +1529,19 @@ def test_c_every_byte_value(spool: SandboxPool) -> None:
 COMPILE_FAST = {"compile_time_limit_ms": 5000}
 
 
+def _stopped_by_its_compile_limit(result: JobResult) -> None:
+    """The compiler used no more CPU than its limit allows (its wall time depends on how busy
+    the host is, so it is not what the limit promises)."""
+    assert result.compile is not None, describe(result)
+    assert result.compile.time_ms < COMPILE_FAST["compile_time_limit_ms"] + 2000, describe(result)
+
+
 @pytest.mark.parametrize("path", ["/dev/random", "/dev/zero", "/etc/shadow", "/proc/1/environ"])
 def test_c_includes_a_hostile_file(spool: SandboxPool, path: str) -> None:
     code = f'#include "{path}"\nint main(void) {{ return 0; }}\n'
-    started = time.monotonic()
     result = judge(spool, "c", code, limits=COMPILE_FAST)
     expect(result, CE)
-    assert time.monotonic() - started < 5 + 10, describe(result)
+    _stopped_by_its_compile_limit(result)
     assert_next_job_clean(spool, "c")
 
 
@@ -1550,10 +1555,9 @@ def test_cpp_template_explosion(spool: SandboxPool) -> None:
         int main() { return (int)Blow<40, 0>::value; }
         """
     )
-    started = time.monotonic()
     result = judge(spool, "cpp", code, limits=COMPILE_FAST)
     expect(result, CE)
-    assert time.monotonic() - started < 5 + 10, describe(result)
+    _stopped_by_its_compile_limit(result)
     assert_next_job_clean(spool, "cpp")
 
 
@@ -1562,10 +1566,9 @@ def test_c_macro_explosion(spool: SandboxPool) -> None:
         f"#define A{level} " + " ".join([f"A{level - 1}"] * 10) for level in range(1, 11)
     ]
     code = "\n".join(levels) + "\nint main(void) { return 0 A10; }\n"
-    started = time.monotonic()
     result = judge(spool, "c", code, limits=COMPILE_FAST)
     expect(result, CE)
-    assert time.monotonic() - started < 5 + 10, describe(result)
+    _stopped_by_its_compile_limit(result)
     assert_next_job_clean(spool, "c")
 
 
