@@ -33,12 +33,12 @@ from functools import lru_cache
 from typing import Any
 
 from judge_service.sandbox.agent.plain import NotPlainData, to_wire
+from judge_service.sandbox.agent.planned import WRAPPERS
 
 MAX_PLAN_CALLS = 1000
 MAX_FOLDED_ITEMS = 1 << 20
 _APPROX_OPERATORS = {ast.Lt: "approx<", ast.LtE: "approx<="}
 _IDENTITIES = (None, True, False)
-WRAPPERS = ("tuple", "list", "set", "sorted", "len")
 _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -246,7 +246,7 @@ def _literal(node: ast.expr) -> Any:
         return {_literal(key): _literal(value) for key, value in pairs}  # type: ignore[arg-type]
     if isinstance(node, ast.Call) and _is_wrapped_literal(node):
         assert isinstance(node.func, ast.Name)
-        return getattr(builtins, node.func.id)(_literal(node.args[0]))
+        return WRAPPERS[node.func.id](_literal(node.args[0]))
     return ast.literal_eval(node)
 
 
