@@ -43,13 +43,9 @@ def engine(pool: SandboxPool, jobs: list[Job]) -> tuple[float, int]:
     return len(jobs) / elapsed, sum(result.verdict is Verdict.AC for result in results)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sandboxes", type=int, default=2)
-    args = parser.parse_args()
-    problems = read_problems()
-    jobs = [
+def humaneval_jobs(problems: dict[str, dict[str, str]]) -> list[Job]:
+    """Each canonical program as an assert-mode job with its problem's ``check``."""
+    return [
         Job(
             language="python",
             mode="assert",
@@ -59,6 +55,15 @@ def main() -> None:
         )
         for p in problems.values()
     ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sandboxes", type=int, default=2)
+    args = parser.parse_args()
+    problems = read_problems()
+    jobs = humaneval_jobs(problems)
     with SandboxPool(Settings(sandboxes_per_language=args.sandboxes)) as pool:
         pool.warm(["python"])
         engine(pool, jobs[:16])  # first forks fault in the zygote's pages

