@@ -182,13 +182,13 @@ def longest_run_s(job: Job, compiling: bool = False) -> float:
 
 
 def deadline_seconds(job: Job, compiling: bool) -> float:
-    """How long the agent may take before the host declares the sandbox hung."""
-    per_test = job.limits.wall_ms / 1000 + 2.5
+    """How long the agent may take before the host declares the sandbox hung: what its wall
+    limits allow a program the host starves of CPU (see ``wire.STARVED_WALL_FACTOR``)."""
+    per_test = job.limits.wall_ms * wire.STARVED_WALL_FACTOR / 1000 + 2.5
     if job.checker.kind is CheckerKind.CUSTOM:
         per_test += CHECKER_LIMITS["wall_ms"] / 1000
-    compile_s = (
-        job.limits.compile_time_limit_ms * COMPILE_WALL_FACTOR / 1000 + 5 if compiling else 0
-    )
+    compile_wall_ms = job.limits.compile_time_limit_ms * COMPILE_WALL_FACTOR
+    compile_s = compile_wall_ms * wire.STARVED_WALL_FACTOR / 1000 + 5 if compiling else 0
     return 15.0 + compile_s + per_test * len(job.tests)
 
 

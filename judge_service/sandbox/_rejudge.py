@@ -1,11 +1,13 @@
 """Judging again what the host's load may have decided.
 
-Limits are CPU time; the wall clock is only a backstop for programs that sleep or block. So a
-test the wall clock stopped while its processes spent much of that time *waiting for a CPU*
-(schedstat's run delay: the host was busy, the program was not slow), and a compile stopped by
-its wall-clock backstop, are judged again with twice the wall time, up to ``wall_retries``
-times. A sleeper waits on nothing and is not judged again. Whatever a wall clock still decides
-after that is marked (``limit: "wall"``) and never cached (see ``JobResult.load_dependent``).
+Limits are CPU time; the wall clock is only a backstop for programs that sleep or block. The
+agent already moves a program's wall limit on by the time its threads waited for a CPU
+(schedstat's run delay), up to ``wire.STARVED_WALL_FACTOR`` times the limit. A test the wall
+clock still stopped while its processes spent much of that time waiting for a CPU (the host was
+busy, the program was not slow), and a compile stopped by its wall-clock backstop, are judged
+again with twice the wall time, up to ``wall_retries`` times. A sleeper waits on nothing and is
+not judged again. Whatever a wall clock still decides after that is marked (``limit: "wall"``)
+and never cached (see ``JobResult.load_dependent``).
 """
 
 from __future__ import annotations

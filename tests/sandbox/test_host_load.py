@@ -127,6 +127,54 @@ def test_correct_programs_are_accepted_on_a_saturated_host() -> None:
 
 
 @pytest.mark.integration
+def test_a_starved_program_gets_the_wall_time_it_waited_for_in_the_same_run() -> None:
+    # No judging again: the agent moves the wall limit on by the time the program waited for a
+    # CPU. It needs about 0.6 s of CPU; with a third of a core it needs more than its 1.5 s of
+    # wall time.
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1, wall_retries=0)) as pool:
+        pool.warm(["python"])
+        job = Job(
+            language="python",
+            code=PYTHON_BUSY,
+            tests=[{"input": "4000000\n", "output": str(_expected_sum(4000000))}],
+            limits={"time_limit_ms": 1500, "wall_time_limit_ms": 1500},
+        )
+        with saturated_host():
+            result = pool.judge(job)
+    test = result.tests[0]
+    assert result.verdict is Verdict.AC, (test.limit, test.time_ms, test.wall_ms, test.cpu_wait_ms)
+    assert test.wall_ms > 1500 and not result.load_dependent
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("children", [1, 6])
+def test_a_program_that_keeps_its_own_processes_waiting_is_stopped_by_its_cpu_limit(
+    children: int,
+) -> None:
+    # Its busy children wait for a CPU because of each other, not because of the host: what
+    # they wait for is CPU the job spends, so the CPU limit stops it; the main process sleeps.
+    code = (
+        "import os, time\n"
+        f"for _ in range({children}):\n"
+        "    if os.fork() == 0:\n"
+        "        os.nice(19)\n"
+        "        while True: pass\n"
+        "time.sleep(60)\n"
+    )
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1, wall_retries=0)) as pool:
+        job = Job(
+            language="python",
+            code=code,
+            tests=[{"output": ""}],
+            limits={"time_limit_ms": 1000, "wall_time_limit_ms": 3000},
+        )
+        result = pool.judge(job)
+    test = result.tests[0]
+    assert result.verdict is Verdict.TLE and test.limit == "cpu", (test.limit, test.wall_ms)
+    assert test.wall_ms < 3000
+
+
+@pytest.mark.integration
 def test_a_sleeper_is_stopped_by_the_wall_clock_once_and_marked() -> None:
     with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         job = Job(

@@ -578,7 +578,9 @@ class Agent:
         """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach."""
         watch = ProcessWatch()
         cpu_limit_s = limits["cpu_ms"] / 1000.0
-        wall_deadline = started + limits["wall_ms"] / 1000.0
+        wall_s = limits["wall_ms"] / 1000.0
+        wall_deadline = started + wall_s
+        wall_cap = started + wall_s * wire.STARVED_WALL_FACTOR
         cpu_check_at = started + cpu_limit_s
         poll_interval = 0.002
         next_poll = started + poll_interval
@@ -591,11 +593,14 @@ class Agent:
             now = time.monotonic()
             if now >= wall_deadline:
                 pids = self._job_pids()
-                used = procfs.usage(pids)[1]
-                watch.killed_for = "cpu" if used >= cpu_limit_s else "wall"
+                if procfs.usage(pids)[1] >= cpu_limit_s:
+                    watch.killed_for = "cpu"
                 # A swarm waits on its own processes, not on a busy host.
-                if len(pids) <= SWARM_PROCESSES:
-                    watch.cpu_wait_ms = procfs.run_delay_ms(pids)
+                elif len(pids) <= SWARM_PROCESSES:
+                    watch.cpu_wait_ms, longest_wait_ms = procfs.run_delay_ms(pids)
+                    wall_deadline = min(started + wall_s + longest_wait_ms / 1000.0, wall_cap)
+                if now >= wall_deadline and not watch.killed_for:
+                    watch.killed_for = "wall"
             if now >= cpu_check_at and not watch.killed_for:
                 used = procfs.usage(self._job_pids())[1]
                 if used >= cpu_limit_s:

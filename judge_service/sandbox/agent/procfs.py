@@ -113,10 +113,10 @@ def usage(pids: list[int]) -> tuple[int, float]:
     return rss_kb, cpu_s
 
 
-def run_delay_ms(pids: list[int]) -> float:
-    """Milliseconds the processes spent runnable but waiting for a CPU (schedstat's second
-    field), summed over ``pids``."""
-    total_ns = 0
+def run_delay_ms(pids: list[int]) -> tuple[float, float]:
+    """Milliseconds the processes' threads spent runnable but waiting for a CPU (schedstat's
+    second field): summed over every thread of ``pids``, and the longest of one thread."""
+    total_ns = longest_ns = 0
     for pid in pids:
         try:
             threads = os.listdir(f"/proc/{pid}/task")  # a JVM or V8 waits on its threads too
@@ -124,10 +124,12 @@ def run_delay_ms(pids: list[int]) -> float:
             continue
         for thread in threads:
             try:
-                total_ns += int(read_file(f"/proc/{pid}/task/{thread}/schedstat").split()[1])
+                waited = int(read_file(f"/proc/{pid}/task/{thread}/schedstat").split()[1])
             except (OSError, IndexError, ValueError):
                 continue
-    return total_ns / 1e6
+            total_ns += waited
+            longest_ns = max(longest_ns, waited)
+    return total_ns / 1e6, longest_ns / 1e6
 
 
 def process_state(pid: int) -> str:

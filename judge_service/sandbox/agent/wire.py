@@ -16,6 +16,10 @@ import struct
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 PREFIX = struct.Struct(">II")
+# The wall clock stops a program that sleeps or blocks, not one the host starves of CPU: a
+# process's wall limit moves on by the longest time one of its threads waited for a CPU, up to
+# this many times the limit (the host waits that long before it declares a sandbox hung).
+STARVED_WALL_FACTOR = 4
 
 
 # ---- host to agent ------------------------------------------------------------------------
