@@ -52,6 +52,7 @@ def humaneval_jobs(problems: dict[str, dict[str, str]]) -> list[Job]:
             code=p["prompt"] + p["canonical_solution"],
             entry_point=p["entry_point"],
             tests=[{"code": p["test"]}],
+            prompt=p["prompt"],
         )
         for p in problems.values()
     ]

@@ -71,6 +71,11 @@ class Problem(WireModel):
     input_generator: str | None = Field(
         None, description="Python code defining generate(n) -> an input of size n."
     )
+    prompt: str | None = Field(
+        None,
+        description="The code submissions continue (a HumanEval-style prompt): assert-mode "
+        "tests that call its helpers (such as poly) get the prompt's, never the submission's.",
+    )
 
     @model_validator(mode="after")
     def _entry_point_for_call_modes(self) -> Problem:
@@ -84,7 +89,10 @@ class Problem(WireModel):
 
     def content_hash(self) -> str:
         """Identifies a version: any edit of any field makes a new version."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        # Unset later fields stay out, so that a problem stored before they existed keeps its
+        # version.
+        fields = self.model_dump(mode="json", exclude={"prompt"} if self.prompt is None else None)
+        canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
 

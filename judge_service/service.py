@@ -241,6 +241,7 @@ class JudgeService:
                 report_bytes=0,
             ),
             stop_on_first_failure=options.stop_on_first_failure,
+            prompt=problem.prompt,
         )
         validate_job(job, self.settings)
         return job

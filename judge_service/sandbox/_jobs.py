@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from judge_service.sandbox._assert_plan import plan
+from judge_service.sandbox._prompt import prompt_helpers, with_helpers
 from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import Artifact, CompiledProgram
 from judge_service.sandbox.config import SandboxConfig
@@ -101,6 +102,10 @@ def agent_header(
 def _tests(job: Job, spec: LanguageSpec) -> list[wire.TestSpec]:
     tests = [_test_spec(test) for test in job.tests]
     if job.mode is TestMode.ASSERT and spec.use_zygote:
+        if job.prompt:
+            helpers, names = prompt_helpers(job.prompt, job.entry_point or "")
+            for test in tests:
+                test["code"] = with_helpers(test.get("code", ""), helpers, names)
         for test in tests:
             planned = plan(test.get("code", ""), job.entry_point or "")
             if planned is not None:

