@@ -45,6 +45,8 @@ def engine(pool: SandboxPool, jobs: list[Job]) -> tuple[float, int]:
 
 def humaneval_jobs(problems: dict[str, dict[str, str]]) -> list[Job]:
     """Each canonical program as an assert-mode job with its problem's ``check``."""
+    # bench/sandbox_cpu.py runs this against older checkouts, whose jobs had no prompt.
+    with_prompt = "prompt" in Job.model_fields
     return [
         Job(
             language="python",
@@ -52,7 +54,7 @@ def humaneval_jobs(problems: dict[str, dict[str, str]]) -> list[Job]:
             code=p["prompt"] + p["canonical_solution"],
             entry_point=p["entry_point"],
             tests=[{"code": p["test"]}],
-            prompt=p["prompt"],
+            **({"prompt": p["prompt"]} if with_prompt else {}),
         )
         for p in problems.values()
     ]
