@@ -11,6 +11,7 @@ included. Then the latency of one 10-test Python stdin submission, sent alone, o
 directly. Prints throughput, the ratio (goal: at least 80%) and p50 latency (goal: 50 ms).
 
     .venv/bin/python bench/http_throughput.py [--rounds 3] [--sandboxes 2] [--batch 64]
+        [--run-code 16]
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def humaneval_problems(problems: dict[str, dict[str, str]]) -> list[dict[str, An
             "mode": "assert",
             "entry_point": p["entry_point"],
             "tests": [p["test"]],
+            "prompt": p["prompt"],
         }
         for task_id, p in problems.items()
     ]
@@ -96,6 +98,7 @@ def direct_round(pool: SandboxPool, problems: dict[str, dict[str, str]], round_n
             code=code,
             entry_point=p["entry_point"],
             tests=[{"code": p["test"]}],
+            prompt=p["prompt"],
         )
         for code, p in zip(programs(problems, round_no), problems.values(), strict=True)
     ]
@@ -132,6 +135,35 @@ async def http_round(
     if accepted != len(submissions):
         raise SystemExit(f"HTTP round {round_no}: {accepted}/{len(submissions)} accepted, uncached")
     return len(submissions) / elapsed
+
+
+async def run_code_round(
+    client: httpx.AsyncClient, problems: dict[str, dict[str, str]], round_no: int, concurrency: int
+) -> float:
+    """The same programs as whole programs (the tests and ``check(entry_point)`` appended), one
+    SandboxFusion ``/run_code`` request each, ``concurrency`` in flight, as verl sends them."""
+    bodies = [
+        {
+            "language": "python",
+            "code": f"{code}\n\n{p['test']}\n\ncheck({p['entry_point']})\n",
+            "run_timeout": 10,
+        }
+        for code, p in zip(programs(problems, round_no), problems.values(), strict=True)
+    ]
+    gate = asyncio.Semaphore(concurrency)
+
+    async def post(body: dict[str, Any]) -> bool:
+        async with gate:
+            response = await client.post("/run_code", json=body)
+        response.raise_for_status()
+        return bool(response.json()["status"] == "Success")
+
+    started = time.perf_counter()
+    succeeded = sum(await asyncio.gather(*(post(body) for body in bodies)))
+    elapsed = time.perf_counter() - started
+    if succeeded != len(bodies):
+        raise SystemExit(f"/run_code round {round_no}: {succeeded}/{len(bodies)} succeeded")
+    return len(bodies) / elapsed
 
 
 def http_latency(base: str, samples: int) -> list[float]:
@@ -172,10 +204,17 @@ async def run(args: argparse.Namespace, base: str, pool: SandboxPool) -> None:
         pool.warm(["python"])
         direct_round(pool, problems, -1)  # both sides fault in their zygote's pages first
         await http_round(client, problems, -1, args.batch)
+        run_code_rates: list[float] = []
+        if args.run_code:
+            await run_code_round(client, problems, -1, args.run_code)
         direct_rates, http_rates = [], []
         for round_no in range(args.rounds):  # interleaved: both see the same machine state
             direct_rates.append(direct_round(pool, problems, round_no))
             http_rates.append(await http_round(client, problems, round_no, args.batch))
+            if args.run_code:
+                run_code_rates.append(
+                    await run_code_round(client, problems, round_no, args.run_code)
+                )
     http_ms = http_latency(base, args.latency_samples)
     direct_ms = direct_latency(pool, args.latency_samples)
     best_direct, best_http = max(direct_rates), max(http_rates)
@@ -189,6 +228,13 @@ async def run(args: argparse.Namespace, base: str, pool: SandboxPool) -> None:
         f"(rounds: {', '.join(f'{r:.0f}' for r in http_rates)})"
     )
     print(f"ratio HTTP / direct: {best_http / best_direct:.1%} (goal: at least 80%)")
+    if run_code_rates:
+        best_run_code = max(run_code_rates)
+        print(
+            f"/run_code, {args.run_code} in flight: {best_run_code:7.1f} programs/s "
+            f"(rounds: {', '.join(f'{r:.0f}' for r in run_code_rates)})"
+        )
+        print(f"ratio /run_code / /v1/judge: {best_run_code / best_http:.1%} (goal: at least 90%)")
     print(f"one 10-test Python submission, {args.latency_samples} sent one at a time:")
     print(
         f"  HTTP   p50 {statistics.median(http_ms):6.1f} ms, "
@@ -206,6 +252,13 @@ def main() -> None:
     parser.add_argument("--sandboxes", type=int, default=2)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--latency-samples", type=int, default=40)
+    parser.add_argument(
+        "--run-code",
+        type=int,
+        default=0,
+        metavar="CONCURRENCY",
+        help="Also send the programs whole through SandboxFusion's /run_code, this many at once.",
+    )
     args = parser.parse_args()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
