@@ -111,10 +111,13 @@ class ProcessWatch:
         self.wall_ms = 0.0
         self.peak_kb = 0
         self.killed_for = ""
-        # Time the job's processes spent runnable but waiting for a CPU, read when the wall
-        # limit stopped them: high means the host was busy, not that the program was slow.
+        # How long the host kept the job waiting for a CPU (what its threads waited, at most
+        # the time its processes were off a CPU), read at the wall deadline: high means the
+        # host was busy, not that the program was slow.
         self.cpu_wait_ms = 0.0
         self.orphan_cpu_ms = 0.0
+        # All the CPU the job's processes used, reaped by whoever (see procfs.JobCpuClock).
+        self.job_cpu_ms = 0.0
         self.lost = ""
 
 
@@ -535,6 +538,8 @@ class Agent:
         an assert-mode harness that runs the candidate as its child: its own memory is the
         judge's, not the program's, and is left out of the program's."""
         shared = ipc.SharedMemory(cap_fds)
+        judge_pids = [os.getpid(), *(other.pid for other in self._helpers() if other.pid)]
+        clock = procfs.JobCpuClock(judge_pids)
         started = time.monotonic()
         try:
             pid = helper.spawn(request, fds)
@@ -552,7 +557,9 @@ class Agent:
             os.close(fd)
         _below_the_agent(pid)
         assert helper.channel is not None
-        watch = self._watch(pid, helper.channel.fileno(), started, limits, cap_fds, shared, runner)
+        watch = self._watch(
+            pid, helper.channel.fileno(), started, limits, cap_fds, shared, clock, runner
+        )
         report = helper.receive(timeout=KILL_GRACE_S * 2)
         if report is None or report.get("op") != "exit":
             procfs.kill(pid)
@@ -560,7 +567,7 @@ class Agent:
             watch.lost = HELPER_LOST
             return watch
         watch.status = report["status"]
-        watch.cpu_ms = report["cpu_ms"] + watch.orphan_cpu_ms
+        watch.cpu_ms = max(report["cpu_ms"] + watch.orphan_cpu_ms, watch.job_cpu_ms)
         if not runner:  # a runner's peak is its own or its child's: not the program's alone
             watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
         return watch
@@ -573,9 +580,15 @@ class Agent:
         limits: wire.Limits,
         cap_fds: list[int],
         shared: ipc.SharedMemory,
+        clock: procfs.JobCpuClock,
         runner: bool = False,
     ) -> ProcessWatch:
-        """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach."""
+        """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach.
+
+        The wall clock stops what sleeps or blocks, not what the host starves: the deadline
+        moves on by the time the job's threads waited for a CPU, but never by more than the
+        time its processes did not spend on a CPU (waiting caused by its own processes is
+        their CPU time, which the CPU limit stops)."""
         watch = ProcessWatch()
         cpu_limit_s = limits["cpu_ms"] / 1000.0
         wall_s = limits["wall_ms"] / 1000.0
@@ -593,16 +606,20 @@ class Agent:
             now = time.monotonic()
             if now >= wall_deadline:
                 pids = self._job_pids()
-                if procfs.usage(pids)[1] >= cpu_limit_s:
+                used = _job_cpu_s(pids, clock)
+                if used >= cpu_limit_s:
                     watch.killed_for = "cpu"
                 # A swarm waits on its own processes, not on a busy host.
                 elif len(pids) <= SWARM_PROCESSES:
-                    watch.cpu_wait_ms, longest_wait_ms = procfs.run_delay_ms(pids)
-                    wall_deadline = min(started + wall_s + longest_wait_ms / 1000.0, wall_cap)
+                    # Threads come and go (a JVM's compiler threads), and their waits with them:
+                    # the largest estimate so far stands.
+                    waited_s = min(procfs.run_delay_ms(pids) / 1000.0, now - started - used)
+                    watch.cpu_wait_ms = max(watch.cpu_wait_ms, waited_s * 1000.0)
+                    wall_deadline = min(started + wall_s + watch.cpu_wait_ms / 1000.0, wall_cap)
                 if now >= wall_deadline and not watch.killed_for:
                     watch.killed_for = "wall"
             if now >= cpu_check_at and not watch.killed_for:
-                used = procfs.usage(self._job_pids())[1]
+                used = _job_cpu_s(self._job_pids(), clock)
                 if used >= cpu_limit_s:
                     watch.killed_for = watch.killed_for or "cpu"
                 cpu_check_at = now + max(cpu_limit_s - used, 0.005)
@@ -630,6 +647,7 @@ class Agent:
         watch.peak_kb = max(watch.peak_kb, left_kb)
         cpu_s = procfs.usage(others)[1]
         watch.orphan_cpu_ms = cpu_s * 1000.0
+        watch.job_cpu_ms = (clock.used_s() or 0.0) * 1000.0
         return watch
 
     def _job_pids(self) -> list[int]:
@@ -654,22 +672,25 @@ class Agent:
         if procfs.limits_of(0) != self.limits:
             self.tainted = "resource limits of the judge were changed"
         elif not self._restore_scheduling():
-            self.tainted = "the judge's scheduling priority or CPU affinity was changed"
+            self.tainted = "the judge's scheduling priority, policy or CPU affinity was changed"
         return self.tainted
 
     def _restore_scheduling(self) -> bool:
-        """Undo nice and affinity changes to the agent (setpriority(2) and
-        sched_setaffinity(2) check only uids), which every later program would inherit.
+        """Undo nice, affinity and policy changes to the agent (setpriority(2),
+        sched_setaffinity(2) and sched_setscheduler(2) check only uids), which every later
+        program would inherit.
 
-        An affinity is restored; a raised nice value is not (lowering it needs CAP_SYS_NICE or
-        an RLIMIT_NICE, which sandboxes lack): False then, and the sandbox is destroyed.
+        An affinity is restored; a raised nice value or SCHED_IDLE is not (undoing them needs
+        CAP_SYS_NICE or an RLIMIT_NICE, which sandboxes lack): False then, and the sandbox is
+        destroyed.
         """
         if self.scheduling is None or procfs.scheduling_of(0) == self.scheduling:
             return True
-        nice, cpus = self.scheduling
+        nice, cpus, policy = self.scheduling
         try:
             os.setpriority(os.PRIO_PROCESS, 0, nice)
             os.sched_setaffinity(0, cpus)
+            os.sched_setscheduler(0, policy, os.sched_param(0))
         except OSError:
             return False
         return procfs.scheduling_of(0) == self.scheduling
@@ -802,6 +823,11 @@ def _below_the_agent(pid: int) -> None:
         os.setpriority(os.PRIO_PROCESS, pid, 19)
     except OSError:
         pass
+
+
+def _job_cpu_s(pids: list[int], clock: procfs.JobCpuClock) -> float:
+    """The job's CPU seconds so far: its cgroup's count, or what its live processes say."""
+    return max(procfs.usage(pids)[1], clock.used_s() or 0.0)
 
 
 def _budget_spent(budget_s: float) -> wire.TestReport:

@@ -40,9 +40,15 @@ def limits_of(pid: int) -> list[tuple[int, int]]:
         return []
 
 
-def scheduling_of(pid: int) -> tuple[int, frozenset[int]] | None:
+def scheduling_of(pid: int) -> tuple[int, frozenset[int], int] | None:
+    """Nice value, CPU affinity and scheduling policy (SCHED_IDLE slows every later program of
+    the sandbox as much as a raised nice value does)."""
     try:
-        return os.getpriority(os.PRIO_PROCESS, pid), frozenset(os.sched_getaffinity(pid))
+        return (
+            os.getpriority(os.PRIO_PROCESS, pid),
+            frozenset(os.sched_getaffinity(pid)),
+            os.sched_getscheduler(pid),
+        )
     except OSError:
         return None
 
@@ -113,10 +119,12 @@ def usage(pids: list[int]) -> tuple[int, float]:
     return rss_kb, cpu_s
 
 
-def run_delay_ms(pids: list[int]) -> tuple[float, float]:
-    """Milliseconds the processes' threads spent runnable but waiting for a CPU (schedstat's
-    second field): summed over every thread of ``pids``, and the longest of one thread."""
-    total_ns = longest_ns = 0
+def run_delay_ms(pids: list[int]) -> float:
+    """Milliseconds the threads of ``pids`` spent runnable but waiting for a CPU (schedstat's
+    second field), summed. SCHED_IDLE threads are left out: they wait whenever anything else
+    wants the CPU, the program's own processes included, so their wait says nothing of the
+    host."""
+    total_ns = 0
     for pid in pids:
         try:
             threads = os.listdir(f"/proc/{pid}/task")  # a JVM or V8 waits on its threads too
@@ -125,11 +133,65 @@ def run_delay_ms(pids: list[int]) -> tuple[float, float]:
         for thread in threads:
             try:
                 waited = int(read_file(f"/proc/{pid}/task/{thread}/schedstat").split()[1])
+                if os.sched_getscheduler(int(thread)) != os.SCHED_IDLE:
+                    total_ns += waited
             except (OSError, IndexError, ValueError):
                 continue
-            total_ns += waited
-            longest_ns = max(longest_ns, waited)
-    return total_ns / 1e6, longest_ns / 1e6
+    return total_ns / 1e6
+
+
+# cgroup v1, then v2: the sandbox's own cgroup (it runs in a private cgroup namespace).
+CGROUP_CPU = ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "/sys/fs/cgroup/cpu.stat")
+
+
+def cgroup_cpu_s() -> float | None:
+    """CPU seconds every process the sandbox's cgroup ever held has used, or ``None``."""
+    for path in CGROUP_CPU:
+        try:
+            data = read_file(path)
+        except OSError:
+            continue
+        if path.endswith("cpu.stat"):
+            return field_kb(data, b"usage_usec") / 1e6  # a plain integer field, like the KBs
+        return int(data) / 1e9
+    return None
+
+
+def own_cpu_s(pids: list[int]) -> float:
+    """CPU seconds ``pids`` have used themselves, every thread, children they reaped not
+    (schedstat's first field: nanoseconds, not clock ticks)."""
+    total_ns = 0
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                total_ns += int(read_file(f"/proc/{pid}/task/{thread}/schedstat").split()[0])
+            except (OSError, IndexError, ValueError):
+                continue
+    return total_ns / 1e9
+
+
+class JobCpuClock:
+    """CPU the job's processes have used since the clock started, whoever ran or reaped them:
+    the sandbox cgroup's usage minus what the judge's own processes (the agent and its
+    helpers) used meanwhile. Counting per process misses a process that reaps its workers and
+    is never waited for itself: its children's CPU ends up in no live process's counters."""
+
+    def __init__(self, judge_pids: list[int]) -> None:
+        self.judge_pids = judge_pids
+        self.cgroup_start = cgroup_cpu_s()
+        self.judge_start = own_cpu_s(judge_pids)
+
+    def used_s(self) -> float | None:
+        """``None`` without a cgroup to read (then the per-process counts are all there is)."""
+        now = cgroup_cpu_s()
+        if now is None or self.cgroup_start is None:
+            return None
+        judge = own_cpu_s(self.judge_pids) - self.judge_start
+        return max(0.0, now - self.cgroup_start - judge)
 
 
 def process_state(pid: int) -> str:

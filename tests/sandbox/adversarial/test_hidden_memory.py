@@ -16,7 +16,7 @@ from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import JobResult
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.sandbox.sandbox import ipc_sysctls
-from tests.sandbox.test_adversarial import (
+from tests.sandbox.adversarial._attack import (
     AC,
     MLE,
     assert_next_job_clean,
