@@ -4,10 +4,10 @@ A prompt such as HumanEval/32's defines ``poly`` before the entry point, and the
 tests call it (``assert abs(poly(coeffs, candidate(coeffs))) < 1e-4``). The program the
 candidate sends continues the prompt, so it may also *redefine* ``poly`` (to return 0, say),
 and tests run beside the program's definitions would then check the answer with the
-candidate's own helper. With the problem's prompt, assert-mode tests that name one of its
-helpers get the prompt's definitions: every top-level import, function, class and assignment
-of the prompt except the entry point, put before the test code, so that they run in the test
-process (the runner), never in the candidate's.
+candidate's own helper. With the problem's prompt, assert-mode tests that name one of the
+names it binds get the prompt's code but the entry point (see :func:`prompt_helpers`), put
+before the test code, so that it runs in the test process (the runner), never in the
+candidate's.
 """
 
 from __future__ import annotations
@@ -17,31 +17,30 @@ from functools import lru_cache
 
 from judge_service.sandbox.errors import InvalidJobError
 
-_DEFINITIONS = (
-    ast.Import,
-    ast.ImportFrom,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Assign,
-    ast.AnnAssign,
-)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @lru_cache(maxsize=1024)
 def prompt_helpers(prompt: str, entry_point: str) -> tuple[str, frozenset[str]]:
-    """The prompt's helper code and the names it defines (imports included); ``InvalidJobError``
-    when the prompt is not Python."""
+    """The prompt's helper code and the names it binds at module level; ``InvalidJobError``
+    when the prompt is not Python.
+
+    The helpers are every statement before the entry point's definition (a helper may be
+    defined under ``try`` or ``if``; a statement after the entry point may call it) and the
+    definitions and imports after it."""
     try:
         module = ast.parse(prompt)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         raise InvalidJobError(f"the problem's prompt is not valid Python: {error}") from None
-    kept = [
-        node
-        for node in module.body
-        if isinstance(node, _DEFINITIONS) and _defined(node) != {entry_point.partition(".")[0]}
-    ]
-    names = frozenset(name for node in kept for name in _defined(node))
+    entry = entry_point.partition(".")[0]
+    kept: list[ast.stmt] = []
+    after_entry = False
+    for node in module.body:
+        if isinstance(node, _SCOPES) and node.name == entry:
+            after_entry = True
+        elif not after_entry or isinstance(node, (*_SCOPES, ast.Import, ast.ImportFrom)):
+            kept.append(node)
+    names = frozenset(name for node in kept for name in _bound(node))
     return "\n".join(ast.unparse(node) for node in kept), names
 
 
@@ -58,12 +57,17 @@ def with_helpers(test_code: str, helpers: str, names: frozenset[str]) -> str:
     return f"{helpers}\n\n{test_code}" if used & names else test_code
 
 
-def _defined(node: ast.stmt) -> set[str]:
+def _bound(node: ast.AST) -> set[str]:
+    """Names ``node`` binds in the scope it runs in (not inside the functions it defines)."""
+    if isinstance(node, _SCOPES):
+        return {node.name}
+    if isinstance(node, ast.Lambda):
+        return set()
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return {(alias.asname or alias.name).partition(".")[0] for alias in node.names}
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
-    return {
-        name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)
-    }
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Store) else set()
+    names = {node.name} if isinstance(node, ast.ExceptHandler) and node.name else set()
+    for child in ast.iter_child_nodes(node):
+        names |= _bound(child)
+    return names

@@ -89,3 +89,56 @@ def test_only_tests_that_name_a_helper_get_them() -> None:
 def test_a_prompt_that_is_not_python_is_a_clear_error() -> None:
     with pytest.raises(InvalidJobError, match="prompt is not valid Python"):
         prompt_helpers("def f(:\n", "f")
+
+
+# Prompts whose helper is bound by a statement other than a plain definition. Each is the
+# prompt, the test, a wrong answer that redefines the helper so that the test passes, and a
+# right answer.
+STATEMENT_HELPERS = {
+    "helper-under-try": (
+        "try:\n    from math import prod\nexcept ImportError:\n"
+        "    def prod(xs):\n        return 1\n\n"
+        "def is_product(xs, value):\n    return prod(xs) == value\n\n"
+        "def f(xs):\n    '''The product of xs.'''\n",
+        "def check(candidate):\n    assert is_product([2, 3, 4], candidate([2, 3, 4]))\n",
+        "    return 0\n\ndef prod(xs):\n    return 0\n",
+        "    return prod(xs)\n",
+    ),
+    "helper-under-if": (
+        "import sys\nif sys.version_info >= (3, 8):\n"
+        "    def double(x):\n        return 2 * x\n\n"
+        "def f(x):\n    '''Twice x, plus one.'''\n",
+        "def check(candidate):\n    assert candidate(5) == double(5) + 1\n",
+        "    return 1\n\ndef double(x):\n    return 0\n",
+        "    return 2 * x + 1\n",
+    ),
+    "table-a-helper-reads": (
+        "SQUARES = {n: n * n for n in range(10)}\n\n"
+        "def is_square_of(n, value):\n    return SQUARES[n] == value\n\n"
+        "def f(n):\n    '''n squared.'''\n",
+        "def check(candidate):\n    assert is_square_of(3, candidate(3))\n",
+        "    return 0\n\nSQUARES = {n: 0 for n in range(10)}\n",
+        "    return n * n\n",
+    ),
+}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("attack", STATEMENT_HELPERS, ids=list(STATEMENT_HELPERS))
+def test_helpers_bound_by_any_statement_are_the_prompts(pool, attack: str) -> None:
+    prompt, check, completion, honest = STATEMENT_HELPERS[attack]
+
+    def job(code: str) -> Job:
+        return Job(
+            language="python",
+            code=code,
+            tests=[{"code": check}],
+            mode="assert",
+            entry_point="f",
+            prompt=prompt,
+        )
+
+    cheated = pool.judge(job(prompt + completion))
+    assert cheated.verdict is Verdict.WA, [test.message for test in cheated.tests]
+    solved = pool.judge(job(prompt + honest))
+    assert solved.verdict is Verdict.AC, [test.message for test in solved.tests]
