@@ -101,11 +101,11 @@ def agent_header(
 
 def _tests(job: Job, spec: LanguageSpec) -> list[wire.TestSpec]:
     tests = [_test_spec(test) for test in job.tests]
+    if job.mode is TestMode.ASSERT and job.prompt:
+        helpers, names = prompt_helpers(spec.name, job.prompt, job.entry_point or "")
+        for test in tests:
+            test["code"] = with_helpers(spec.name, test.get("code", ""), helpers, names)
     if job.mode is TestMode.ASSERT and spec.use_zygote:
-        if job.prompt:
-            helpers, names = prompt_helpers(job.prompt, job.entry_point or "")
-            for test in tests:
-                test["code"] = with_helpers(test.get("code", ""), helpers, names)
         for test in tests:
             planned = plan(test.get("code", ""), job.entry_point or "")
             if planned is not None:

@@ -13,6 +13,7 @@ candidate's.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 
 from judge_service.sandbox.errors import InvalidJobError
@@ -20,10 +21,29 @@ from judge_service.sandbox.errors import InvalidJobError
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def prompt_helpers(language: str, prompt: str, entry_point: str) -> tuple[str, frozenset[str]]:
+    """The prompt's helper code and the names it binds, for a language whose assert mode runs
+    tests apart from the program (Python, JavaScript; nothing for the others);
+    ``InvalidJobError`` when the prompt cannot be read."""
+    if language == "python":
+        return _python_helpers(prompt, entry_point)
+    if language == "javascript":
+        return _javascript_helpers(prompt, entry_point)
+    return "", frozenset()
+
+
+def with_helpers(language: str, test_code: str, helpers: str, names: frozenset[str]) -> str:
+    """``test_code`` preceded by the helpers when it names one of them (a test that does not
+    keeps its text, and so its plan: see ``_assert_plan``)."""
+    if not helpers:
+        return test_code
+    used = _python_names(test_code) if language == "python" else _javascript_names(test_code)
+    return f"{helpers}\n\n{test_code}" if used & names else test_code
+
+
 @lru_cache(maxsize=1024)
-def prompt_helpers(prompt: str, entry_point: str) -> tuple[str, frozenset[str]]:
-    """The prompt's helper code and the names it binds at module level; ``InvalidJobError``
-    when the prompt is not Python.
+def _python_helpers(prompt: str, entry_point: str) -> tuple[str, frozenset[str]]:
+    """Python: the helper code and the names it binds at module level.
 
     The helpers are every statement before the entry point's definition (a helper may be
     defined under ``try`` or ``if``; a statement after the entry point may call it) and the
@@ -45,16 +65,40 @@ def prompt_helpers(prompt: str, entry_point: str) -> tuple[str, frozenset[str]]:
 
 
 @lru_cache(maxsize=4096)
-def with_helpers(test_code: str, helpers: str, names: frozenset[str]) -> str:
-    """``test_code`` preceded by the helpers when it names one of them (a test that does not
-    keeps its text, and so its plan: see ``_assert_plan``)."""
-    if not helpers:
-        return test_code
+def _python_names(test_code: str) -> frozenset[str]:
     try:
-        used = {node.id for node in ast.walk(ast.parse(test_code)) if isinstance(node, ast.Name)}
+        tree = ast.parse(test_code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return test_code  # judged as it is: the runner reports the syntax error
-    return f"{helpers}\n\n{test_code}" if used & names else test_code
+        return frozenset()  # judged as it is: the runner reports the syntax error
+    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+
+
+@lru_cache(maxsize=1024)
+def _javascript_helpers(prompt: str, entry_point: str) -> tuple[str, frozenset[str]]:
+    """JavaScript: the prompt up to the entry point's declaration (a HumanEval-X prompt stops
+    inside it), and the names its top-level declarations bind. The test wrapper's proxies are
+    parameters of an enclosing function, so the helpers' declarations shadow them."""
+    name = re.escape(entry_point.partition(".")[0])
+    function = rf"(?:async\s+)?function\s*\*?\s*{name}\b"
+    binding = rf"(?:const|let|var)\s+{name}\b"
+    declaration = re.search(rf"^[ \t]*(?:export\s+)?(?:{function}|{binding})", prompt, re.MULTILINE)
+    if declaration is None:
+        raise InvalidJobError(f"the problem's prompt does not declare {entry_point!r}")
+    helpers = prompt[: declaration.start()]
+    names = frozenset(match.group(1) for match in _JS_DECLARATION.finditer(helpers))
+    return helpers.strip(), names
+
+
+# Top-level declarations (at the start of a line): what a HumanEval-X prompt's helpers are.
+_JS_DECLARATION = re.compile(
+    r"^(?:export\s+)?(?:(?:async\s+)?function\s*\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
+
+
+@lru_cache(maxsize=4096)
+def _javascript_names(test_code: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[A-Za-z_$][\w$]*", test_code))
 
 
 def _bound(node: ast.AST) -> set[str]:

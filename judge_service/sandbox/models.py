@@ -137,10 +137,10 @@ class Job(BaseModel):
     stop_on_first_failure: bool = False
     prompt: str | None = Field(
         None,
-        description="The code the program continues (a HumanEval-style prompt). In Python's "
-        "assert mode, a test that names one of its helpers (its imports, functions, classes "
-        "and assignments but the entry point) gets the prompt's definition, never the "
-        "program's: a program cannot redefine the helper that checks its answer.",
+        description="The code the program continues (a HumanEval-style prompt). In assert "
+        "mode (Python, JavaScript), a test that names one of its helpers gets the prompt's "
+        "definition, never the program's: a program cannot redefine the helper that checks "
+        "its answer.",
     )
     files: dict[str, WireBytes] = Field(
         default_factory=dict, description="Copied into /work first."

@@ -43,8 +43,8 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
     if job.prompt is not None:
         if len(job.prompt.encode()) > settings.max_source_bytes:
             raise InvalidJobError(f"the prompt exceeds {settings.max_source_bytes} bytes")
-        if job.mode is TestMode.ASSERT and spec.use_zygote:
-            prompt_helpers(job.prompt, job.entry_point or "")  # raises when it is not Python
+        if job.mode is TestMode.ASSERT:
+            prompt_helpers(spec.name, job.prompt, job.entry_point or "")  # raises if unreadable
     for name in [*job.files, *job.fetch_files]:
         if _unsafe(name):
             raise InvalidJobError(f"file name {name!r} must be a relative path inside /work")

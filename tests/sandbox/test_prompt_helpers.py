@@ -73,22 +73,22 @@ def test_canonical_solutions_with_their_prompt_are_accepted(pool, task: str) -> 
 
 def test_the_helpers_are_the_prompts_definitions_but_the_entry_point() -> None:
     problem = PROBLEMS["HumanEval/32"]
-    helpers, names = prompt_helpers(problem["prompt"], "find_zero")
+    helpers, names = prompt_helpers("python", problem["prompt"], "find_zero")
     assert names == {"math", "poly"}
     assert "def poly" in helpers and "find_zero" not in helpers
 
 
 def test_only_tests_that_name_a_helper_get_them() -> None:
-    helpers, names = prompt_helpers("import math\ndef poly(x):\n    return x\n", "f")
+    helpers, names = prompt_helpers("python", "import math\ndef poly(x):\n    return x\n", "f")
     plain = "def check(candidate):\n    assert candidate(1) == 2\n"
-    assert with_helpers(plain, helpers, names) == plain
+    assert with_helpers("python", plain, helpers, names) == plain
     uses = "def check(candidate):\n    assert poly(candidate(1)) == 2\n"
-    assert with_helpers(uses, helpers, names).startswith(helpers)
+    assert with_helpers("python", uses, helpers, names).startswith(helpers)
 
 
 def test_a_prompt_that_is_not_python_is_a_clear_error() -> None:
     with pytest.raises(InvalidJobError, match="prompt is not valid Python"):
-        prompt_helpers("def f(:\n", "f")
+        prompt_helpers("python", "def f(:\n", "f")
 
 
 # Prompts whose helper is bound by a statement other than a plain definition. Each is the
@@ -142,3 +142,66 @@ def test_helpers_bound_by_any_statement_are_the_prompts(pool, attack: str) -> No
     assert cheated.verdict is Verdict.WA, [test.message for test in cheated.tests]
     solved = pool.judge(job(prompt + honest))
     assert solved.verdict is Verdict.AC, [test.message for test in solved.tests]
+
+
+# ---- JavaScript: HumanEval-X's prompt for problem 32, tests with the assert module ----------
+JS_PROMPT = """/* Evaluates polynomial with coefficients xs at point x. */
+const poly = (xs, x) => {
+  return xs.reduce((prev, item, index) => {
+    return prev + item * Math.pow(x, index);
+  }, 0);
+}
+
+/* findZero finds x such that poly(x) = 0. */
+const findZero = (xs) => {
+"""
+JS_SOLUTION = """  var begin = -1.0, end = 1.0;
+  while (poly(xs, begin) * poly(xs, end) > 0) { begin *= 2.0; end *= 2.0; }
+  while (end - begin > 1e-10) {
+    let center = (begin + end) / 2.0;
+    if (poly(xs, center) * poly(xs, begin) > 0) begin = center; else end = center;
+  }
+  return begin;
+}
+"""
+JS_TEST = """const assert = require('node:assert');
+for (const coeffs of [[-6, 11, -6, 1], [1, 2], [-3, -4, 1, 2]]) {
+  assert.ok(Math.abs(poly(coeffs, findZero(coeffs.slice()))) < 1e-4);
+}
+"""
+JS_ATTACKS = {
+    "const-function-expression": "const poly = function (xs, x) { return 0; }\n",
+    "function-declaration": "function poly(xs, x) { return 0; }\n",
+    "var-arrow": "var poly = (xs, x) => 0;\n",
+}
+
+
+def _js_job(code: str, with_prompt: bool = True) -> Job:
+    return Job(
+        language="javascript",
+        code=code,
+        tests=[{"code": JS_TEST}],
+        mode="assert",
+        entry_point="findZero",
+        prompt=JS_PROMPT if with_prompt else None,
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("attack", JS_ATTACKS, ids=list(JS_ATTACKS))
+def test_javascript_tests_get_the_prompts_helpers(pool, attack: str) -> None:
+    code = JS_ATTACKS[attack] + "const findZero = (xs) => {\n  return 0;\n}\n"
+    assert pool.judge(_js_job(code, with_prompt=False)).verdict is Verdict.AC
+    result = pool.judge(_js_job(code))
+    assert result.verdict is Verdict.WA, [(test.message, test.stderr) for test in result.tests]
+
+
+@pytest.mark.integration
+def test_javascript_honest_program_with_its_prompt_is_accepted(pool) -> None:
+    result = pool.judge(_js_job(JS_PROMPT + JS_SOLUTION))
+    assert result.verdict is Verdict.AC, [(test.message, test.stderr) for test in result.tests]
+
+
+def test_a_javascript_prompt_without_its_entry_point_is_a_clear_error() -> None:
+    with pytest.raises(InvalidJobError, match="does not declare 'findZero'"):
+        prompt_helpers("javascript", "const poly = (xs) => 0;\n", "findZero")
