@@ -75,6 +75,7 @@ def agent_header(
         "limits": {
             "cpu_ms": limits.time_limit_ms,
             "wall_ms": limits.wall_ms,
+            "starved_wall_factor": settings.starved_wall_factor,
             "memory_kb": (memory_mb + spec.rss_allowance_mb) * 1024,
             "output_bytes": limits.output_limit_kb * 1024,
             "report_bytes": (
@@ -126,6 +127,7 @@ def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.
             # CPU time is the limit; the wall clock only stops a compiler that blocks, and a
             # compile it stops is judged again (see _rejudge), never cached.
             "wall_ms": limits.compile_time_limit_ms * COMPILE_WALL_FACTOR,
+            "starved_wall_factor": settings.starved_wall_factor,
             "memory_kb": limits.compile_memory_limit_mb * 1024,
             "output_bytes": 1 << 16,
             "fsize_bytes": settings.sandbox_work_mb << 20,
@@ -186,14 +188,15 @@ def longest_run_s(job: Job, compiling: bool = False) -> float:
     return compile_s + job.limits.wall_ms / 1000 * len(job.tests)
 
 
-def deadline_seconds(job: Job, compiling: bool) -> float:
+def deadline_seconds(job: Job, compiling: bool, settings: SandboxConfig) -> float:
     """How long the agent may take before the host declares the sandbox hung: what its wall
-    limits allow a program the host starves of CPU (see ``wire.STARVED_WALL_FACTOR``)."""
-    per_test = job.limits.wall_ms * wire.STARVED_WALL_FACTOR / 1000 + 2.5
+    limits allow a program the host starves of CPU (``starved_wall_factor``)."""
+    factor = settings.starved_wall_factor
+    per_test = job.limits.wall_ms * factor / 1000 + 2.5
     if job.checker.kind is CheckerKind.CUSTOM:
         per_test += CHECKER_LIMITS["wall_ms"] / 1000
     compile_wall_ms = job.limits.compile_time_limit_ms * COMPILE_WALL_FACTOR
-    compile_s = compile_wall_ms * wire.STARVED_WALL_FACTOR / 1000 + 5 if compiling else 0
+    compile_s = compile_wall_ms * factor / 1000 + 5 if compiling else 0
     return 15.0 + compile_s + per_test * len(job.tests)
 
 

@@ -2,7 +2,7 @@
 
 Limits are CPU time; the wall clock is only a backstop for programs that sleep or block. The
 agent already moves a program's wall limit on by the time its threads waited for a CPU
-(schedstat's run delay), up to ``wire.STARVED_WALL_FACTOR`` times the limit. A test the wall
+(schedstat's run delay), up to ``starved_wall_factor`` times the limit. A test the wall
 clock still stopped while its processes spent much of that time waiting for a CPU (the host was
 busy, the program was not slow), and a compile stopped by its wall-clock backstop, are judged
 again with twice the wall time, up to ``wall_retries`` times. A sleeper waits on nothing and is

@@ -60,6 +60,14 @@ class SandboxConfig(BaseSettings):
     max_job_wall_s: float = Field(
         900.0, gt=0, description="The most wall-clock time one job may hold a sandbox for."
     )
+    starved_wall_factor: float = Field(
+        4.0,
+        ge=1,
+        le=16,
+        description="How far a process's wall limit may move on while the host keeps it waiting "
+        "for a CPU, as a multiple of the limit (the wall clock stops what sleeps or blocks, not "
+        "what the host starves); 1 keeps the wall limit fixed.",
+    )
     wall_retries: int = Field(
         2,
         ge=0,

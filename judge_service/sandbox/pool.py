@@ -199,7 +199,7 @@ class SandboxPool:
         healthy = False
         try:
             reply, reply_blob = sandbox.request(
-                header, blob, timeout=_jobs.deadline_seconds(job, compiling)
+                header, blob, timeout=_jobs.deadline_seconds(job, compiling, self.settings)
             )
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":

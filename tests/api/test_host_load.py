@@ -18,10 +18,13 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    # No judging again: what the wall clock decides under load stays decided, and must not be
-    # remembered.
+    # A fixed wall limit and no judging again: what the wall clock decides under load stays
+    # decided, and must not be remembered.
     settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/judge.db", sandboxes_per_language=1, wall_retries=0
+        database_url=f"sqlite:///{tmp_path}/judge.db",
+        sandboxes_per_language=1,
+        wall_retries=0,
+        starved_wall_factor=1,
     )
     with TestClient(create_app(settings)) as test_client:
         yield test_client

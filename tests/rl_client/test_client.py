@@ -227,7 +227,8 @@ def test_async_client_and_problem_upsert_from_jsonl_parquet_and_dataset(
     stored, again, fetched, results = asyncio.run(run())
     assert [p.id for p in stored] == ["double-0", "double-1", "double-2"]
     assert all(p.new_version for p in stored) and not again[0].new_version
-    assert fetched["tests"] == rows[1]["tests"] and "prompt" not in fetched
+    # The row's prompt is the model's, not the problem's code: it does not become the problem's.
+    assert fetched["tests"] == rows[1]["tests"] and fetched.get("prompt") is None
     assert all(r.accepted and r.complexity is None for r in results), results
 
 

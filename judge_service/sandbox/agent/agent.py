@@ -593,7 +593,7 @@ class Agent:
         cpu_limit_s = limits["cpu_ms"] / 1000.0
         wall_s = limits["wall_ms"] / 1000.0
         wall_deadline = started + wall_s
-        wall_cap = started + wall_s * wire.STARVED_WALL_FACTOR
+        wall_cap = started + wall_s * limits.get("starved_wall_factor", 1.0)
         cpu_check_at = started + cpu_limit_s
         poll_interval = 0.002
         next_poll = started + poll_interval

@@ -16,10 +16,6 @@ import struct
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 PREFIX = struct.Struct(">II")
-# The wall clock stops a program that sleeps or blocks, not one the host starves of CPU: a
-# process's wall limit moves on by the longest time one of its threads waited for a CPU, up to
-# this many times the limit (the host waits that long before it declares a sandbox hung).
-STARVED_WALL_FACTOR = 4
 
 
 # ---- host to agent ------------------------------------------------------------------------
@@ -30,6 +26,10 @@ class Limits(TypedDict):
     wall_ms: int
     memory_kb: int
     output_bytes: int
+    # The wall clock stops a program that sleeps or blocks, not one the host starves of CPU:
+    # the wall limit moves on by the time the process waited for a CPU, up to this many times
+    # the limit (default 1: it does not move).
+    starved_wall_factor: NotRequired[float]
     # The RLIMIT_FSIZE backstop; default output_bytes + 1 (a compile writes to /work instead).
     fsize_bytes: NotRequired[int]
     stack_bytes: NotRequired[int]
