@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -122,6 +124,26 @@ def worker(
     from judge_service.worker.runner import run_worker
 
     run_worker(get_settings(), name, concurrency)
+
+
+@app.command("bench")
+def bench(
+    only: Annotated[
+        str | None, typer.Option(help="Comma-separated workloads (default: all).")
+    ] = None,
+    rounds: Annotated[int, typer.Option(help="Rounds of each side; the best counts.")] = 3,
+    out: Annotated[Path | None, typer.Option(help="Also write the table (Markdown) here.")] = None,
+) -> None:
+    """Run the benchmarks of bench/ and print one table: each figure beside a reference
+    measured in the same run (needs a checkout: bench/ is not installed)."""
+    suite = Path(__file__).resolve().parents[1] / "bench" / "suite.py"
+    if not suite.is_file():
+        console.print(f"[red]{suite} not found:[/red] run judge bench from a checkout of the repo")
+        raise typer.Exit(2)
+    command = [sys.executable, str(suite), "--rounds", str(rounds)]
+    command += ["--only", only] if only else []
+    command += ["--out", str(out)] if out else []
+    raise typer.Exit(subprocess.run(command, check=False).returncode)
 
 
 def _print_result(result: JobResult) -> None:

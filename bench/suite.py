@@ -1,0 +1,127 @@
+"""``judge bench``: the benchmarks of ``bench/`` as one table. Each workload's figure stands
+beside a reference measured in the same run (the bare floor: the same programs run outside any
+sandbox; the engine called directly; ``/v1/judge``; one Celery worker), with the ratio and the
+command that measures it alone in more detail.
+
+    .venv/bin/python bench/suite.py [--rounds 3] [--only humaneval,stdin,...] [--out FILE]
+
+Workloads (``--only`` names): ``humaneval`` (assert mode against the bare floor), ``stdin``
+(20-test sum programs in Python, C++ and Java, 1 KB and 2 MB tests, against a plain loop over
+the inputs in the same image), ``http`` (``/v1/judge`` against the engine, ``/run_code``
+against ``/v1/judge``), ``submit`` (SandboxFusion's ``/submit`` against ``/v1/judge``),
+``duplicates`` (a batch half of whose items repeat), ``complexity`` (seconds per candidate of
+the static and the empirical judge) and ``celery`` (two workers against one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules beside this file
+
+import _engine_workloads as engine  # noqa: E402
+import _http_workloads as http  # noqa: E402
+from _table import Row, markdown  # noqa: E402
+
+from complexity_model.empirical import EmpiricalComplexityJudge  # noqa: E402
+from complexity_model.empirical.problems import BENCHMARK, problem_of  # noqa: E402
+from complexity_model.problem import ComplexityProblem  # noqa: E402
+from complexity_model.static import StaticComplexityJudge  # noqa: E402
+from judge_service.sandbox.pool import SandboxPool  # noqa: E402
+
+WORKLOADS = ("humaneval", "stdin", "http", "submit", "duplicates", "complexity", "celery")
+FUNCTION_MODE = Path(__file__).resolve().parents[1] / "complexity_model/data/function_mode.jsonl"
+EMPIRICAL_CASES = ("prefix-sums", "stdin-distinct-values")
+
+
+def complexity_rows(pool: SandboxPool) -> list[Row]:
+    programs = [json.loads(line) for line in FUNCTION_MODE.read_text().splitlines() if line]
+    static = StaticComplexityJudge()
+    started = time.perf_counter()
+    for program in programs:
+        problem = ComplexityProblem(mode="function", entry_point=program["entry_point"])
+        static.estimate(program["code"], program["language"], problem)
+    static_ms = (time.perf_counter() - started) / len(programs) * 1000
+    judge = EmpiricalComplexityJudge(pool)
+    seconds = []
+    for case in (case for case in BENCHMARK if case.id in EMPIRICAL_CASES):
+        problem = problem_of(case)
+        for language, _, code in case.pairs():
+            started = time.perf_counter()
+            judge.estimate(code, language, problem)
+            seconds.append(time.perf_counter() - started)
+    return [
+        Row(
+            f"Static complexity, {len(programs)} function-mode programs",
+            static_ms,
+            None,
+            "ms per candidate",
+            "",
+            "judge complexity evaluate complexity_model/data/function_mode.jsonl",
+            higher_is_better=False,
+        ),
+        Row(
+            f"Empirical complexity, {len(seconds)} candidates of {len(EMPIRICAL_CASES)} problems",
+            sum(seconds) / len(seconds),
+            None,
+            "s per candidate",
+            "",
+            "python bench/empirical_complexity.py",
+            higher_is_better=False,
+            goal="<= 3 s",
+        ),
+    ]
+
+
+def run(only: set[str], rounds: int, sandboxes: int) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as directory:
+        if only & {"humaneval", "stdin", "complexity"}:
+            with engine.open_pool(sandboxes) as pool:
+                if "humaneval" in only:
+                    rows.append(engine.humaneval(pool, rounds))
+                if "stdin" in only:
+                    for language in ("python", "cpp", "java"):
+                        for size in engine.SIZES:
+                            rows.append(engine.stdin(pool, language, size, rounds))
+                if "complexity" in only:
+                    rows += complexity_rows(pool)
+        if only & {"http", "submit", "duplicates"}:
+            rows += http.http(directory, sandboxes, rounds, only)
+        if "celery" in only:
+            rows.append(http.celery(directory, sandboxes, rounds))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sandboxes", type=int, default=2, help="per language and process")
+    parser.add_argument("--only", default=",".join(WORKLOADS), help="comma-separated workloads")
+    parser.add_argument("--out", type=Path, help="also write the table (Markdown) here")
+    args = parser.parse_args()
+    only = {name.strip() for name in args.only.split(",") if name.strip()}
+    unknown = only - set(WORKLOADS)
+    if unknown:
+        parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {', '.join(WORKLOADS)}")
+    started = time.monotonic()
+    rows = run(only, args.rounds, args.sandboxes)
+    heading = (
+        f"`judge bench` on {datetime.date.today().isoformat()}, {platform.node()}, "
+        f"{args.rounds} rounds, best round of each side ({time.monotonic() - started:.0f} s)"
+    )
+    table = f"{heading}\n\n{markdown(rows)}\n"
+    print(table)
+    if args.out:
+        args.out.write_text(table)
+
+
+if __name__ == "__main__":
+    main()
