@@ -158,7 +158,8 @@ def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:
     if job.mode is TestMode.STDIN or not spec.harness_argv:
         return spec.main_argv(job.code, job.limits.memory_limit_mb)
     harness = [part.format(memory_mb=job.limits.memory_limit_mb) for part in spec.harness_argv]
-    return [*harness, job.mode.value, "/work/" + spec.source_name, job.entry_point or ""]
+    program = spec.harness_program or spec.source_name
+    return [*harness, job.mode.value, "/work/" + program, job.entry_point or ""]
 
 
 def _test_spec(test: TestCase) -> wire.TestSpec:

@@ -24,6 +24,8 @@ from judge_service.sandbox.errors import ImageBuildError
 from judge_service.sandbox.languages import LANGUAGES as SPECS
 
 LANGUAGES: tuple[str, ...] = tuple(SPECS)
+# Each image once, in the table's order (language variants share their image).
+IMAGES: tuple[str, ...] = tuple(dict.fromkeys(spec.image_name for spec in SPECS.values()))
 SANDBOX_BASE = "base"
 HASH_LABEL = "org.judge.build-hash"
 BASE_IMAGE = "debian:bookworm-slim"
@@ -36,7 +38,20 @@ Log = Callable[[str], None]
 
 def image_tag(language: str, prefix: str) -> str:
     """The name the pool starts ``language``'s sandboxes from (``SandboxPool._image_id``)."""
-    return prefix + language
+    spec = SPECS.get(language)
+    return prefix + (spec.image_name if spec is not None else language)
+
+
+def build_command(language: str, prefix: str) -> str:
+    """The command that builds ``language``'s image under ``prefix``, for error messages."""
+    env = "" if prefix == "judge-sandbox-" else f"JUDGE_IMAGE_PREFIX={prefix} "
+    return f"{env}judge images build --lang {language}"
+
+
+def _parent(image: str) -> str:
+    """The image ``image`` is built on: the sandbox base, or another language's."""
+    spec = SPECS.get(image)
+    return spec.parent_image if spec is not None and spec.parent_image else SANDBOX_BASE
 
 
 def pch_flags(compile_argv: Sequence[str]) -> list[str]:
@@ -54,7 +69,7 @@ def pch_flags(compile_argv: Sequence[str]) -> list[str]:
 
 def build_args(language: str, prefix: str) -> dict[str, str]:
     """``--build-arg`` values of a language's Dockerfile."""
-    args = {"SANDBOX_BASE": image_tag(SANDBOX_BASE, prefix)}
+    args = {"SANDBOX_BASE": prefix + _parent(language)}
     if language == "cpp":
         args["PCH_FLAGS"] = " ".join(pch_flags(SPECS["cpp"].compile_argv))
     return args
@@ -66,11 +81,19 @@ def images_dir() -> Path:
 
 
 def _check_languages(languages: Sequence[str] | None) -> list[str]:
+    """The images to build for ``languages`` (default: all), each after the one it is built on."""
     chosen = list(LANGUAGES if languages is None else languages)
-    unknown = [lang for lang in chosen if lang not in LANGUAGES]
+    unknown = [lang for lang in chosen if lang not in SPECS and lang not in IMAGES]
     if unknown:
         raise ValueError(f"unknown language(s) {unknown}; valid: {', '.join(LANGUAGES)}")
-    return chosen
+    ordered: list[str] = []
+    for lang in chosen:
+        image = SPECS[lang].image_name if lang in SPECS else lang
+        lineage = [image]
+        while _parent(lineage[-1]) != SANDBOX_BASE:
+            lineage.append(_parent(lineage[-1]))
+        ordered += [name for name in reversed(lineage) if name not in ordered]
+    return ordered
 
 
 def _require_docker() -> None:
@@ -244,14 +267,14 @@ def build_images(
     chosen = _check_languages(languages)
     ensure_base_image(log)
     root = images_dir()
-    base_hash = _context_hash(root / SANDBOX_BASE, "", {})
-    base_tag = image_tag(SANDBOX_BASE, prefix)
-    _build_if_stale(base_tag, root / SANDBOX_BASE, base_hash, {}, rebuild, log)
+    hashes = {SANDBOX_BASE: _context_hash(root / SANDBOX_BASE, "", {})}
+    base_tag = prefix + SANDBOX_BASE
+    _build_if_stale(base_tag, root / SANDBOX_BASE, hashes[SANDBOX_BASE], {}, rebuild, log)
     tags: list[str] = []
-    for lang in chosen:
-        tag, args = image_tag(lang, prefix), build_args(lang, prefix)
-        build_hash = _context_hash(root / lang, base_hash, args)
-        _build_if_stale(tag, root / lang, build_hash, args, rebuild, log)
+    for image in chosen:
+        tag, args = prefix + image, build_args(image, prefix)
+        hashes[image] = _context_hash(root / image, hashes[_parent(image)], args)
+        _build_if_stale(tag, root / image, hashes[image], args, rebuild, log)
         tags.append(tag)
     return tags
 

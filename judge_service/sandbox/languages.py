@@ -1,97 +1,21 @@
-"""What the engine knows about each language: image, file names, compile and run commands."""
+"""The language table: what the engine, the image builder, the compatibility endpoints and the
+README (``scripts/language_table.py``) know about each language: names, versions, images, file
+names, compile and run commands. The first seven are here; the rest in ``_more_languages``."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-
+from judge_service.sandbox._more_languages import MORE_LANGUAGES
+from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
 
-BASE_ENV = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "HOME": "/tmp",
-    "LANG": "C.UTF-8",
-    "LC_ALL": "C.UTF-8",
-    "TMPDIR": "/tmp",
-}
-
-
-@dataclass(frozen=True)
-class LanguageSpec:
-    """One language's toolchain; ``{memory_mb}`` in a run argument is filled per job."""
-
-    name: str
-    source_name: str
-    run_argv: tuple[str, ...]
-    compile_argv: tuple[str, ...] = ()
-    artifacts: tuple[str, ...] = ()
-    modes: frozenset[TestMode] = frozenset({TestMode.STDIN})
-    harness_argv: tuple[str, ...] = ()
-    use_zygote: bool = False
-    # Runtimes that reserve memory of their own (JVM, V8) get this much RSS above the limit.
-    rss_allowance_mb: int = 0
-    mle_markers: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    # Other names clients use for it: code-fence labels (```py), SandboxFusion's (nodejs).
-    aliases: frozenset[str] = frozenset()
-
-    @property
-    def compiled(self) -> bool:
-        return bool(self.compile_argv)
-
-    def environment(self) -> dict[str, str]:
-        return {**BASE_ENV, **self.env}
-
-    def source_file(self, code: str) -> str:
-        if self.name == "java":
-            return java_class_name(code) + ".java"
-        return self.source_name
-
-    def main_argv(self, code: str, memory_mb: int) -> list[str]:
-        values = {"memory_mb": str(memory_mb), "main_class": java_class_name(code)}
-        return [part.format(**values) for part in self.run_argv]
-
-    def compile_command(self, code: str) -> list[str]:
-        return [part.format(source=self.source_file(code)) for part in self.compile_argv]
-
-
-_JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")
-_JAVA_CLASS = re.compile(r"class\s+([A-Za-z_$][\w$]*)")
-_JAVA_CLASS_WORD = re.compile(r"\bclass\b")
-_JAVA_MAIN = re.compile(r"static\s+void\s+main\s*\(")
-
-
-def java_class_name(code: str) -> str:
-    """The class javac needs in a file of its own name: the public one, else the one with main."""
-    public = _JAVA_PUBLIC_CLASS.search(code)
-    if public is not None:
-        return public[1]
-    return _main_class(code) or "Main"
-
-
-def _main_class(code: str) -> str | None:
-    """The first class declaration whose body, up to the next ``class`` keyword, declares
-    ``static void main(``. Each search starts where the last one stopped, so the source is read
-    in linear time (one pattern over it all took 5 s on "class " + "a" * 80000, holding the GIL)."""
-    brace = main = word = -1  # the first "{", main and class keyword found past a point
-    for declared in _JAVA_CLASS.finditer(code):
-        if declared.end() > brace:
-            brace = code.find("{", declared.end())
-            if brace < 0:
-                return None
-        if main <= brace:
-            found = _JAVA_MAIN.search(code, brace + 1)
-            if found is None:
-                return None
-            main = found.start()
-        if word <= brace:
-            found = _JAVA_CLASS_WORD.search(code, brace + 1)
-            word = len(code) if found is None else found.start()
-        if main < word:
-            return declared[1]
-    return None
-
+__all__ = [
+    "BASE_ENV",
+    "LANGUAGES",
+    "LanguageSpec",
+    "canonical_language",
+    "java_class_name",
+    "language_labels",
+]
 
 _NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
 
@@ -100,6 +24,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
     for spec in (
         LanguageSpec(
             name="python",
+            title="Python",
+            version="3.11",
+            sandbox_fusion="python",
             aliases=frozenset({"py", "python3"}),
             source_name="main.py",
             run_argv=("/usr/bin/python3", "main.py"),
@@ -114,6 +41,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="cpp",
+            title="C++",
+            version="GCC 12, C++17",
+            sandbox_fusion="cpp",
             aliases=frozenset({"c++", "cc", "cxx"}),
             source_name="main.cpp",
             compile_argv=(
@@ -132,6 +62,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="c",
+            title="C",
+            version="GCC 12, GNU C11",
             source_name="main.c",
             compile_argv=(
                 "/usr/bin/gcc",
@@ -148,6 +80,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="java",
+            title="Java",
+            version="OpenJDK 17",
+            sandbox_fusion="java",
             source_name="Main.java",
             compile_argv=(
                 "/usr/bin/javac",
@@ -178,6 +113,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="javascript",
+            title="JavaScript",
+            version="Node 18",
+            sandbox_fusion="nodejs",
             aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
             compile_argv=("/usr/bin/node", "--check", "{source}"),
@@ -189,6 +127,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="go",
+            title="Go",
+            version="1.19",
+            sandbox_fusion="go",
             aliases=frozenset({"golang"}),
             source_name="main.go",
             compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
@@ -204,17 +145,28 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="rust",
+            title="Rust",
+            version="1.63, edition 2021",
+            sandbox_fusion="rust",
             aliases=frozenset({"rs"}),
             source_name="main.rs",
             compile_argv=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
             artifacts=("main",),
             run_argv=("/work/main",),
         ),
+        *MORE_LANGUAGES,
     )
 }
 
 
-_BY_NAME = {label: spec.name for spec in LANGUAGES.values() for label in {spec.name, *spec.aliases}}
+def _labels(spec: LanguageSpec) -> set[str]:
+    named = {spec.name, *spec.aliases}
+    if spec.sandbox_fusion:
+        named.add(spec.sandbox_fusion.lower())
+    return named
+
+
+_BY_NAME = {label: spec.name for spec in LANGUAGES.values() for label in _labels(spec)}
 
 
 def canonical_language(name: str) -> str | None:
@@ -227,4 +179,4 @@ def language_labels(name: str) -> frozenset[str]:
     language = canonical_language(name)
     if language is None:
         return frozenset({name.strip().lower()})
-    return frozenset({language, *LANGUAGES[language].aliases})
+    return frozenset(_labels(LANGUAGES[language]))
