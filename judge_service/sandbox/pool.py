@@ -22,6 +22,7 @@ from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
+from judge_service.sandbox.images import build_command, image_tag
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
 from judge_service.sandbox.validation import validate_job
@@ -286,12 +287,13 @@ class SandboxPool:
         language runs it (a rebuild moves the tag, not this), so the compile-cache key names
         the compiler that built each entry. A new pool picks up a rebuilt image."""
         if language not in self._image_ids:
+            prefix = self.settings.image_prefix
             try:
-                image = self._docker().images.get(self.settings.image_prefix + language)
+                image = self._docker().images.get(image_tag(language, prefix))
             except docker.errors.ImageNotFound as error:
                 raise SandboxUnavailable(
-                    f"image {self.settings.image_prefix}{language} is missing; "
-                    "run `judge images build`"
+                    f"the {language} sandbox image {image_tag(language, prefix)} is missing; "
+                    f"build it with `{build_command(language, prefix)}`"
                 ) from error
             except docker.errors.DockerException as error:
                 raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
