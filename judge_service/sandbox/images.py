@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from judge_service.sandbox._build_context import staged_context
 from judge_service.sandbox.errors import ImageBuildError
 from judge_service.sandbox.languages import LANGUAGES as SPECS
 
@@ -291,22 +292,23 @@ def _build_if_stale(
     arg_options = [
         option for name, value in args.items() for option in ("--build-arg", f"{name}={value}")
     ]
-    _run_streaming(
-        [
-            "docker",
-            "build",
-            "--force-rm",
-            "--network",
-            "host",
-            "--label",
-            f"{HASH_LABEL}={build_hash}",
-            *arg_options,
-            "-t",
-            tag,
-            str(context),
-        ],
-        log,
-    )
+    with staged_context(context) as staged:
+        _run_streaming(
+            [
+                "docker",
+                "build",
+                "--force-rm",
+                "--network",
+                "host",
+                "--label",
+                f"{HASH_LABEL}={build_hash}",
+                *arg_options,
+                "-t",
+                tag,
+                str(staged),
+            ],
+            log,
+        )
 
 
 def _image_label(ref: str, label: str) -> str | None:

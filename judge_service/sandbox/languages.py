@@ -263,6 +263,13 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version="3 (Debian's pypy3)",
             aliases=frozenset({"pypy3"}),
             source_name="main.py",
+            # A syntax error is CE, as in CPython's zygote, not a runtime error on every test.
+            compile_argv=(
+                "/usr/bin/pypy3",
+                "-c",
+                "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+                "{source}",
+            ),
             run_argv=("/usr/bin/pypy3", "main.py"),
             rss_allowance_mb=32,
             mle_markers=("MemoryError",),

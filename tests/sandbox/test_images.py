@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from judge_service.cli import app
 from judge_service.sandbox import images
+from judge_service.sandbox._build_context import staged_context
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.settings import get_settings
 
@@ -132,3 +133,29 @@ def test_the_base_is_debootstrapped_from_the_mirror_a_bookworm_host_uses(tmp_pat
     images._slim_rootfs(rootfs, "http://m/debian")
     assert (rootfs / "etc/apt/sources.list").read_text() == "deb http://m/debian trixie main\n"
     assert images.BASE_IMAGE == "debian:trixie-slim"
+
+
+def test_a_context_that_asks_for_the_hosts_ca_bundle_gets_a_copy_with_it(tmp_path: Path) -> None:
+    """npm's registry may be reached through a TLS-intercepting proxy only the host trusts:
+    the JavaScript image's download stage gets the host's bundle; other contexts are built
+    as they are."""
+    bundle = tmp_path / "bundle.crt"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\nhost\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "Dockerfile").write_text("FROM x\n")
+    with staged_context(plain, bundle) as staged:
+        assert staged == plain
+    asking = tmp_path / "asking"
+    asking.mkdir()
+    (asking / "Dockerfile").write_text("FROM x\nCOPY host-ca.crt /tmp/\n")
+    (asking / "harness.js").write_text("//")
+    with staged_context(asking, bundle) as staged:
+        assert staged != asking
+        assert (staged / "host-ca.crt").read_text() == bundle.read_text()
+        assert (staged / "harness.js").read_text() == "//"
+    assert not staged.exists() and not (asking / "host-ca.crt").exists()
+    with staged_context(asking, tmp_path / "missing.crt") as staged:
+        assert (staged / "host-ca.crt").read_bytes() == b""
+    javascript = images.images_dir() / "javascript"
+    assert "COPY host-ca.crt" in (javascript / "Dockerfile").read_text()
