@@ -28,8 +28,8 @@ def _command(argv: tuple[str, ...], spec: LanguageSpec) -> str:
         .replace("{main_class}", "MainClass")
         for word in argv
     ]
-    shown = " ".join(f"'{w}'" if " " in w else w for w in words)
-    return f"`{shown}`"
+    shown = ('"' + w.replace('"', '\\"') + '"' if any(c in w for c in " '\"") else w for w in words)
+    return f"`{' '.join(shown)}`"
 
 
 def _names(spec: LanguageSpec) -> str:

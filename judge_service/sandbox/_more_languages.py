@@ -126,6 +126,18 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         mle_markers=("cannot allocate vector",),
     ),
     LanguageSpec(
+        name="swift",
+        title="Swift",
+        version="6.0",
+        sandbox_fusion="swift",
+        source_name="main.swift",
+        compile_argv=("/usr/bin/swiftc", "-O", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        # swiftc caches Clang modules under the home directory (the sandbox's /tmp).
+        env={"CLANG_MODULE_CACHE_PATH": "/tmp/swift-module-cache"},
+    ),
+    LanguageSpec(
         name="scala",
         title="Scala",
         version="2.11 on OpenJDK 21",

@@ -39,7 +39,7 @@ class LanguageSpec:
     # For people (the README's table): the language's name and its toolchain's version.
     title: str = ""
     version: str = ""
-    # The name SandboxFusion's clients send for it (also an alias), when it has one.
+    # The name SandboxFusion's clients send for it (also one of its names), when it has one.
     sandbox_fusion: str | None = None
     # The image's directory under sandbox_images/ (default: the name); variants share one.
     image: str = ""
@@ -66,7 +66,7 @@ class LanguageSpec:
         return {**BASE_ENV, **self.env}
 
     def source_file(self, code: str) -> str:
-        if self.name == "java":
+        if self.image_name == "java":
             return java_class_name(code) + ".java"
         return self.source_name
 

@@ -18,52 +18,100 @@ __all__ = [
 ]
 
 _NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
+# Python without the 4,300-digit int/str conversion limit (big-integer problems are common);
+# the zygote also lifts it in-process, so a program cannot depend on its environment for it.
+_PYTHON_ENV = {
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONINTMAXSTRDIGITS": "0",
+}
+
+
+def _cpp(
+    name: str,
+    std: str,
+    version: str,
+    aliases: frozenset[str] = frozenset(),
+    sandbox_fusion: str | None = None,
+) -> LanguageSpec:
+    """g++ at one standard: cpp (the default, whose options built the image's precompiled
+    ``bits/stdc++.h``) and its variants, all from the cpp image. libcrypto (OpenSSL's MD5,
+    SHA) is linked only when the program uses it (``--as-needed``)."""
+    return LanguageSpec(
+        name=name,
+        title="C++",
+        version=version,
+        image="cpp",
+        aliases=aliases,
+        sandbox_fusion=sandbox_fusion,
+        source_name="main.cpp",
+        compile_argv=(
+            "/usr/bin/g++",
+            "-O2",
+            f"-std={std}",
+            "-pipe",
+            "-o",
+            "main",
+            "{source}",
+            "-Wl,--as-needed",
+            "-lcrypto",
+            "-lm",
+        ),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("std::bad_alloc",),
+    )
+
+
+def _rust(
+    name: str,
+    edition: str,
+    aliases: frozenset[str] = frozenset(),
+    sandbox_fusion: str | None = None,
+) -> LanguageSpec:
+    return LanguageSpec(
+        name=name,
+        title="Rust",
+        version=f"1.85, edition {edition}",
+        image="rust",
+        aliases=aliases,
+        sandbox_fusion=sandbox_fusion,
+        source_name="main.rs",
+        compile_argv=("/usr/bin/rustc", "-O", "--edition", edition, "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+    )
+
 
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
     for spec in (
         LanguageSpec(
             name="python",
-            title="Python",
-            version="3.11",
             sandbox_fusion="python",
+            title="Python",
+            version="3.13",
             aliases=frozenset({"py", "python3"}),
             source_name="main.py",
             run_argv=("/usr/bin/python3", "main.py"),
             modes=frozenset(TestMode),
             use_zygote=True,
             mle_markers=("MemoryError",),
-            env={
-                "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTHONIOENCODING": "utf-8",
-                "OPENBLAS_NUM_THREADS": "1",
-            },
+            env={**_PYTHON_ENV, "OPENBLAS_NUM_THREADS": "1"},
         ),
-        LanguageSpec(
-            name="cpp",
-            title="C++",
-            version="GCC 12, C++17",
+        _cpp(
+            "cpp",
+            "gnu++20",
+            "GCC 14, GNU C++20",
+            frozenset({"c++", "cc", "cxx", "cpp20"}),
             sandbox_fusion="cpp",
-            aliases=frozenset({"c++", "cc", "cxx"}),
-            source_name="main.cpp",
-            compile_argv=(
-                "/usr/bin/g++",
-                "-O2",
-                "-std=c++17",
-                "-pipe",
-                "-o",
-                "main",
-                "{source}",
-                "-lm",
-            ),
-            artifacts=("main",),
-            run_argv=("/work/main",),
-            mle_markers=("std::bad_alloc",),
         ),
+        _cpp("cpp17", "gnu++17", "GCC 14, GNU C++17", frozenset({"c++17"})),
+        _cpp("cpp23", "gnu++23", "GCC 14, GNU C++23", frozenset({"c++23"})),
         LanguageSpec(
             name="c",
             title="C",
-            version="GCC 12, GNU C11",
+            version="GCC 14, GNU C11",
             source_name="main.c",
             compile_argv=(
                 "/usr/bin/gcc",
@@ -80,9 +128,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="java",
-            title="Java",
-            version="OpenJDK 17",
             sandbox_fusion="java",
+            title="Java",
+            version="OpenJDK 21",
             source_name="Main.java",
             compile_argv=(
                 "/usr/bin/javac",
@@ -113,9 +161,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="javascript",
-            title="JavaScript",
-            version="Node 18",
             sandbox_fusion="nodejs",
+            title="JavaScript",
+            version="Node 20",
             aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
             compile_argv=("/usr/bin/node", "--check", "{source}"),
@@ -124,12 +172,14 @@ LANGUAGES: dict[str, LanguageSpec] = {
             modes=frozenset(TestMode),
             rss_allowance_mb=64,
             mle_markers=("JavaScript heap out of memory",),
+            # The npm packages installed in the image (sandbox_images/javascript/Dockerfile).
+            env={"NODE_PATH": "/usr/local/lib/node_modules"},
         ),
         LanguageSpec(
             name="go",
-            title="Go",
-            version="1.19",
             sandbox_fusion="go",
+            title="Go",
+            version="1.24",
             aliases=frozenset({"golang"}),
             source_name="main.go",
             compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
@@ -143,16 +193,25 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 "GOTOOLCHAIN": "local",
             },
         ),
+        _rust("rust", "2021", frozenset({"rs", "rust2021"}), sandbox_fusion="rust"),
+        _rust("rust2024", "2024"),
         LanguageSpec(
-            name="rust",
-            title="Rust",
-            version="1.63, edition 2021",
-            sandbox_fusion="rust",
-            aliases=frozenset({"rs"}),
-            source_name="main.rs",
-            compile_argv=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
-            artifacts=("main",),
-            run_argv=("/work/main",),
+            name="pypy",
+            title="PyPy",
+            version="3 (Debian's pypy3)",
+            aliases=frozenset({"pypy3"}),
+            source_name="main.py",
+            # A syntax error is CE, as in CPython's zygote, not a runtime error on every test.
+            compile_argv=(
+                "/usr/bin/pypy3",
+                "-c",
+                "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+                "{source}",
+            ),
+            run_argv=("/usr/bin/pypy3", "main.py"),
+            rss_allowance_mb=32,
+            mle_markers=("MemoryError",),
+            env=_PYTHON_ENV,
         ),
         *MORE_LANGUAGES,
     )

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (programs in other languages, kept one statement a line)
 """Programs in the languages past the first seven: ten HumanEval-style problems, each solved in
 every language, and per language a crashing, a looping and a memory-hungry program.
 
@@ -78,7 +79,9 @@ WRONG_WITH = {
 def stdin_for(language: str, numbers: list[int]) -> str:
     if language == "sql":
         rows = ", ".join(f"({x})" for x in numbers)
-        return f"CREATE TABLE a(i INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO a(v) VALUES {rows};\n"
+        return (
+            f"CREATE TABLE a(i INTEGER PRIMARY KEY, v INTEGER);\nINSERT INTO a(v) VALUES {rows};\n"
+        )
     return " ".join(map(str, numbers)) + "\n"
 
 
@@ -102,7 +105,10 @@ FRAME: dict[str, tuple[str, str]] = {
         "",
     ),
     "bash": ("read -r -d '' -a a < /dev/stdin || true\nn=${#a[@]}\n", ""),
-    "php": ("<?php\n$a = array_map('intval', preg_split('/\\s+/', trim(stream_get_contents(STDIN))));\n", ""),
+    "php": (
+        "<?php\n$a = array_map('intval', preg_split('/\\s+/', trim(stream_get_contents(STDIN))));\n",
+        "",
+    ),
     "ruby": ("a = $stdin.read.split.map(&:to_i)\n", ""),
     "lua": (
         'local a = {}\nfor w in io.read("a"):gmatch("%S+") do a[#a + 1] = tonumber(w) end\n',
@@ -127,9 +133,12 @@ FRAME: dict[str, tuple[str, str]] = {
         'void main() {\n  long[] a = stdin.byLineCopy.array.join(" ").split.map!(to!long).array;\n',
         "\n}\n",
     ),
-    "haskell": ("main :: IO ()\nmain = do\n  a <- map read . words <$> getContents :: IO [Integer]\n", ""),
+    "haskell": (
+        "main :: IO ()\nmain = do\n  a <- map read . words <$> getContents :: IO [Integer]\n",
+        "",
+    ),
     "ocaml": (
-        "let a =\n  let rec go acc = match Scanf.scanf \" %d\" (fun x -> x) with\n"
+        'let a =\n  let rec go acc = match Scanf.scanf " %d" (fun x -> x) with\n'
         "    | x -> go (x :: acc)\n    | exception _ -> List.rev acc\n"
         "  in Array.of_list (go [])\n",
         "",
@@ -154,7 +163,7 @@ FRAME: dict[str, tuple[str, str]] = {
         "module main;\n  integer a[0:9999];\n  integer n, x, i, s, m, c, r, t, y, d, up, down, p;\n"
         "  initial begin\n    n = 0;\n"
         '    while ($fscanf(32\'h8000_0000, "%d", x) == 1) begin a[n] = x; n = n + 1; end\n',
-        "\n    $finish;\n  end\nendmodule\n",
+        "\n    $finish(0);\n  end\nendmodule\n",
     ),
 }
 

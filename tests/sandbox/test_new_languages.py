@@ -26,7 +26,9 @@ def pool() -> Iterator[SandboxPool]:
         yield judge_pool
 
 
-def _judge(pool: SandboxPool, language: str, code: str, tests: list[dict[str, str]], **limits: int) -> JobResult:
+def _judge(
+    pool: SandboxPool, language: str, code: str, tests: list[dict[str, str]], **limits: int
+) -> JobResult:
     result = pool.judge(Job(language=language, code=code, tests=tests, limits={**LIMITS, **limits}))
     assert result.verdict is not Verdict.SE, result.system_error
     return result
