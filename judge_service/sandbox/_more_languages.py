@@ -76,6 +76,11 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         source_name="main.rb",
         run_argv=("/usr/bin/ruby", "main.rb"),
         mle_markers=("NoMemoryError", "failed to allocate memory"),
+        # Ruby 3.3 touches its main thread's whole stack rlimit at start (an idle program's
+        # peak RSS was 240 MB under a 224 MB stack); Ruby-level recursion runs on its VM
+        # stack, which the environment sizes instead.
+        stack_limit_mb=16,
+        env={"RUBY_THREAD_VM_STACK_SIZE": str(64 << 20)},
     ),
     LanguageSpec(
         name="lua",
@@ -123,6 +128,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         aliases=frozenset({"rscript"}),
         source_name="main.R",
         run_argv=("/usr/bin/Rscript", "--vanilla", "main.R"),
+        # R's base packages: an idle program's peak RSS is about 100 MB here.
+        rss_allowance_mb=96,
         mle_markers=("cannot allocate vector",),
     ),
     LanguageSpec(
@@ -210,7 +217,15 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         version="GFortran 14",
         aliases=frozenset({"f90", "f95", "gfortran"}),
         source_name="main.f90",
-        compile_argv=("/usr/bin/gfortran", "-O2", "-o", "main", "{source}"),
+        # Lines of any length, as most compilers take them (free form stops at 132 otherwise).
+        compile_argv=(
+            "/usr/bin/gfortran",
+            "-O2",
+            "-ffree-line-length-none",
+            "-o",
+            "main",
+            "{source}",
+        ),
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("Allocation would exceed memory limit",),
@@ -223,6 +238,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         aliases=frozenset({"rkt"}),
         source_name="main.rkt",
         run_argv=("/usr/bin/racket", "main.rkt"),
+        # Racket CS's boot images and expander: an idle program's peak RSS is 140 MB.
+        rss_allowance_mb=160,
         mle_markers=("out of memory",),
     ),
     LanguageSpec(

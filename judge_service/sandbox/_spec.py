@@ -33,6 +33,9 @@ class LanguageSpec:
     # Runtimes that reserve memory of their own (JVM, V8) get this much RSS above the limit.
     rss_allowance_mb: int = 0
     mle_markers: tuple[str, ...] = ()
+    # A runtime that touches its whole stack rlimit at start (Ruby) gets this cap instead of
+    # the memory-sized stack, or its idle program would read as using the memory limit.
+    stack_limit_mb: int | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     # Other names clients use for it: code-fence labels (```py), SandboxFusion's (nodejs).
     aliases: frozenset[str] = frozenset()

@@ -159,6 +159,11 @@ FRAME: dict[str, tuple[str, str]] = {
     ),
     "racket": ("#lang racket\n(define a (for/list ([t (in-port read)]) t))\n", ""),
     "sql": ("", "\n"),
+    "swift": (
+        'var words: [Substring] = []\nwhile let line = readLine() { words += line.split(separator: " ") }\n'
+        "let a = words.map { Int($0)! }\n",
+        "\n",
+    ),
     "verilog": (
         "module main;\n  integer a[0:9999];\n  integer n, x, i, s, m, c, r, t, y, d, up, down, p;\n"
         "  initial begin\n    n = 0;\n"
@@ -459,6 +464,21 @@ SOLUTIONS: dict[str, dict[str, str]] = {
         "  SELECT (SELECT v FROM a WHERE i = 1), (SELECT v FROM a WHERE i = 2)\n"
         "  UNION ALL SELECT y, x % y FROM g WHERE y <> 0)\nSELECT x FROM g WHERE y = 0;",
     },
+    "swift": {
+        "sum_list": "print(a.reduce(0, +))",
+        "max_element": "print(a.max()!)",
+        "count_evens": "print(a.filter { $0 % 2 == 0 }.count)",
+        "sum_squares": "print(a.reduce(0) { $0 + $1 * $1 })",
+        "below_zero": "var s = 0\nvar r = 0\nfor x in a { s += x; if s < 0 { r = 1 } }\nprint(r)",
+        "is_palindrome": "print(a == Array(a.reversed()) ? 1 : 0)",
+        "monotonic": "let d = zip(a, a.dropFirst()).map { $1 - $0 }\n"
+        "print(d.allSatisfy { $0 >= 0 } || d.allSatisfy { $0 <= 0 } ? 1 : 0)",
+        "count_primes": "func isPrime(_ x: Int) -> Bool {\n  if x < 2 { return false }\n  var d = 2\n"
+        "  while d * d <= x { if x % d == 0 { return false }; d += 1 }\n  return true\n}\n"
+        "print(a.filter(isPrime).count)",
+        "fib": "var x = 0\nvar y = 1\nfor _ in 0..<max(a[0], 0) { (x, y) = (y, x + y) }\nprint(x)",
+        "gcd": "var x = a[0]\nvar y = a[1]\nwhile y != 0 { (x, y) = (y, x % y) }\nprint(x)",
+    },
     "verilog": {
         "sum_list": '    s = 0; for (i = 0; i < n; i = i + 1) s = s + a[i]; $display("%0d", s);',
         "max_element": "    m = a[0]; for (i = 0; i < n; i = i + 1) if (a[i] > m) m = a[i];\n"
@@ -509,6 +529,7 @@ CRASH: dict[str, str] = {
     "fortran": "program main\n  error stop 3\nend program main\n",
     "racket": '#lang racket\n(error "boom")\n',
     "sql": "SELECT * FROM no_such_table;\n",
+    "swift": "let a: [Int] = []\nprint(a[5])\n",
     "verilog": 'module main;\n  initial begin\n    $fatal(1, "boom");\n  end\nendmodule\n',
 }
 
@@ -530,6 +551,7 @@ LOOP: dict[str, str] = {
     "end program main\n",
     "racket": "#lang racket\n(let loop () (loop))\n",
     "sql": "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r;\n",
+    "swift": "var i = 0\nwhile true { i &+= 1 }\n",
     "verilog": "module main;\n  integer i;\n  initial begin\n    i = 0;\n    forever i = i + 1;\n"
     "  end\nendmodule\n",
 }
@@ -559,6 +581,7 @@ HOG: dict[str, str] = {
     "  a = 1\n  print *, sum(a)\nend program main\n",
     "racket": "#lang racket\n(define v (make-vector 200000000 1))\n(displayln (vector-length v))\n",
     "sql": "SELECT length(randomblob(1000000000));\n",
+    "swift": "let a = [Int](repeating: 1, count: 200_000_000)\nprint(a.reduce(0, +))\n",
     "verilog": "module main;\n  reg [31:0] m [0:99999999];\n  integer i;\n  initial begin\n"
     "    for (i = 0; i < 100000000; i = i + 1) m[i] = i;\n"
     '    $display("%0d", m[5]);\n    $finish;\n  end\nendmodule\n',

@@ -71,7 +71,7 @@ def test_a_broken_solution_of_the_library_tasks_is_not_accepted(
     """The tasks that need Boost, OpenSSL or an npm package check their answers: a solution
     that returns a constant fails (RE from assert, or console.assert's line)."""
     row = next(row for row in _rows(language) if row["task_id"] == task)
-    wrong = {"cpp": '    return {};\n}\n', "javascript": "  return 'x'\n}\n"}[language]
+    wrong = {"cpp": "    return {};\n}\n", "javascript": "  return 'x'\n}\n"}[language]
     broken = {**row, "canonical_solution": wrong}
     [result] = _judge_all(pool, language, [broken])
     assert _failures([broken], [result]) != []
