@@ -87,3 +87,59 @@ def test_memory_hog_is_memory_limit(pool: SandboxPool, language: str) -> None:
         pool, language, programs.HOG[language], [{"input": "", "output": ""}], memory_limit_mb=128
     )
     assert result.verdict is Verdict.MLE, _why(result)
+
+
+# ---- TypeScript's assert and function modes: JavaScript's harness on the transpiled program --
+TS_ADD = "function add(a: number, b: number): number {\n  return a + b;\n}\n"
+TS_WRONG = "function add(a: number, b: number): number {\n  return a - b;\n}\n"
+JS_CHECK = (
+    "const assert = require('assert');\n"
+    "function check(candidate) {\n  assert.strictEqual(candidate(2, 3), 5);\n"
+    "  assert.strictEqual(candidate(-1, 1), 0);\n}\n"
+)
+
+
+def test_typescript_assert_mode(pool: SandboxPool) -> None:
+    def run(code: str) -> JobResult:
+        return pool.judge(
+            Job(
+                language="typescript",
+                code=code,
+                tests=[{"code": JS_CHECK}],
+                mode="assert",
+                entry_point="add",
+                limits=LIMITS,
+            )
+        )
+
+    right, wrong = run(TS_ADD), run(TS_WRONG)
+    assert right.verdict is Verdict.AC, _why(right)
+    assert wrong.verdict is Verdict.WA, _why(wrong)
+    escaping = run(TS_WRONG + "process.exit(0);\n")
+    assert escaping.verdict is not Verdict.AC, _why(escaping)
+
+
+def test_typescript_function_mode(pool: SandboxPool) -> None:
+    tests = [{"args": [2, 3], "expected": 5}, {"args": [10, -4], "expected": 6}]
+    right = pool.judge(
+        Job(
+            language="typescript",
+            code=TS_ADD,
+            tests=tests,
+            mode="function",
+            entry_point="add",
+            limits=LIMITS,
+        )
+    )
+    assert right.verdict is Verdict.AC and right.passed == 2, _why(right)
+    wrong = pool.judge(
+        Job(
+            language="typescript",
+            code=TS_WRONG,
+            tests=tests,
+            mode="function",
+            entry_point="add",
+            limits=LIMITS,
+        )
+    )
+    assert wrong.verdict is Verdict.WA, _why(wrong)
