@@ -56,7 +56,7 @@ def dedent(code: str) -> str:
 # directories, SysV IPC objects, and scratch space that cannot be written.
 PROBE_TEMPLATE = dedent(
     """
-    import os, sys, time
+    import fnmatch, os, sys, time
     ALLOWED = __ALLOWED__
     text = sys.stdin.read().strip()
     time.sleep(float(text or 0))
@@ -96,7 +96,8 @@ PROBE_TEMPLATE = dedent(
         except OSError as error:
             problems.append("%s: %s" % (directory, error))
             continue
-        names -= set(ALLOWED.get(directory, ()))
+        patterns = ALLOWED.get(directory, ())
+        names = {n for n in names if not any(fnmatch.fnmatchcase(n, p) for p in patterns)}
         if names:
             problems.append("%s holds %s" % (directory, sorted(names)[:6]))
     for kind in ("shm", "msg", "sem"):

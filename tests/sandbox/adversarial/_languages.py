@@ -44,7 +44,9 @@ SHELL_OUT: dict[str, str] = {
 LANGUAGES = tuple(SHELL_OUT)
 
 # What a running job of the language leaves in /work and /tmp besides the probe's own files:
-# its source, what its compiler wrote, and its runtime's scratch files.
+# its source, what its compiler wrote, and its runtime's scratch files (glob patterns: mono's
+# /dev/shm/mono.<pid> and R's /tmp/Rtmp<random> belong to the probe's own runtime, which is
+# running while the probe looks; a leftover of the same name from an earlier job would pass).
 PROBE_ALLOWED: dict[str, dict[str, list[str]]] = {
     "typescript": {"/work": ["main.ts", "main.js"]},
     "bash": {"/work": ["main.sh"]},
@@ -52,8 +54,8 @@ PROBE_ALLOWED: dict[str, dict[str, list[str]]] = {
     "ruby": {"/work": ["main.rb"]},
     "lua": {"/work": ["main.lua"]},
     "perl": {"/work": ["main.pl"]},
-    "csharp": {"/work": ["main.cs", "main.exe"], "/tmp": [".mono"]},
-    "r": {"/work": ["main.R"]},
+    "csharp": {"/work": ["main.cs", "main.exe"], "/tmp": [".mono"], "/dev/shm": ["mono.*"]},
+    "r": {"/work": ["main.R"], "/tmp": ["Rtmp*"]},
     "swift": {"/work": ["main.swift", "main"], "/tmp": ["swift-module-cache"]},
     "scala": {"/work": ["main.scala", "Main.class", "Main$.class"]},
     "d": {"/work": ["main.d", "main"]},
