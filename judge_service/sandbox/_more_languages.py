@@ -150,7 +150,14 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         version="2.11 on OpenJDK 21",
         sandbox_fusion="scala",
         source_name="main.scala",
-        compile_argv=("/usr/bin/scalac", "-J-Xmx512m", "-d", ".", "{source}"),
+        compile_argv=(
+            "/usr/bin/scalac",
+            "-J-Xmx512m",
+            "-J-XX:-UsePerfData",
+            "-d",
+            ".",
+            "{source}",
+        ),
         artifacts=("*.class",),
         # The program's entry is `object Main` (SandboxFusion's convention too).
         run_argv=(

@@ -150,7 +150,7 @@ def test_submit_common_oj_dataset(endpoint: str, name: str) -> None:
     fence = {"csharp": "csharp", "typescript": "typescript"}.get(name, name)
     right = sandbox_fusion.submit(
         sandbox_fusion.SubmitRequest(
-            dataset="inline", id=1, completion=f"```{fence}\n{code}```\n", config=config
+            dataset="inline", id=1, completion=f"```{fence}\n{code}\n```\n", config=config
         ),
         max_attempts=1,
         client_timeout=300,
@@ -164,7 +164,7 @@ def test_submit_common_oj_dataset(endpoint: str, name: str) -> None:
     )
     wrong = sandbox_fusion.submit(
         sandbox_fusion.SubmitRequest(
-            dataset="inline", id=1, completion=f"```{fence}\n{wrong_code}```\n", config=config
+            dataset="inline", id=1, completion=f"```{fence}\n{wrong_code}\n```\n", config=config
         ),
         max_attempts=1,
         client_timeout=300,
