@@ -182,7 +182,16 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version="1.24",
             aliases=frozenset({"golang"}),
             source_name="main.go",
-            compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
+            # The image's precompiled standard library, linked into this compile's cache;
+            # trim.txt says the cache was just trimmed, so go never prunes the links by age.
+            compile_argv=(
+                "/bin/sh",
+                "-c",
+                "mkdir -p $GOCACHE && cp -rs /opt/judge/go-cache/. $GOCACHE/"
+                ' && date +%s > $GOCACHE/trim.txt && exec /usr/bin/go build -o main "$1"',
+                "go",
+                "{source}",
+            ),
             artifacts=("main",),
             run_argv=("/work/main",),
             env={
