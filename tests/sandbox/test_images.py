@@ -159,3 +159,21 @@ def test_a_context_that_asks_for_the_hosts_ca_bundle_gets_a_copy_with_it(tmp_pat
         assert (staged / "host-ca.crt").read_bytes() == b""
     javascript = images.images_dir() / "javascript"
     assert "COPY host-ca.crt" in (javascript / "Dockerfile").read_text()
+
+
+def test_a_language_on_another_languages_image_builds_that_one_first(
+    docker_builds: list[list[str]],
+) -> None:
+    """TypeScript's image is JavaScript's plus esbuild: asking for it builds both, in order,
+    and a change to JavaScript's image rebuilds TypeScript's (its hash is the parent's too)."""
+    tags = images.build_images(["typescript", "ruby"], prefix="t-", log=lambda _: None)
+    assert tags == ["t-javascript", "t-typescript", "t-ruby"]
+    built = dict(_tag_and_args(cmd) for cmd in docker_builds)
+    assert built["t-typescript"]["SANDBOX_BASE"] == "t-javascript"
+    assert built["t-javascript"]["SANDBOX_BASE"] == "t-base"
+    assert built["t-ruby"]["SANDBOX_BASE"] == "t-base"
+    context = images.images_dir() / "typescript"
+    args = images.build_args("typescript", "t-")
+    assert images._context_hash(context, "js-1", args) != images._context_hash(
+        context, "js-2", args
+    )
