@@ -544,7 +544,8 @@ LOOP: dict[str, str] = {
     "r": "i <- 0\nrepeat { i <- i + 1 }\n",
     "scala": _JAVA_LIKE_MAIN.format("var i = 0L; while (true) { i += 1 }"),
     "d": "import std.stdio;\nvoid main() {\n  for (;;) {}\n}\n",
-    "haskell": "main :: IO ()\nmain = print (length [(1 :: Integer) ..])\n",
+    "haskell": "main :: IO ()\nmain = print (spin 0)\n  where\n    spin :: Int -> Int\n"
+    "    spin n = if n < 0 then n else spin (n + 1)\n",
     "ocaml": "let () = while true do () done\n",
     "pascal": "program main;\nbegin\n  while true do ;\nend.\n",
     "fortran": "program main\n  integer(8) :: i\n  i = 0\n  do\n    i = i + 1\n  end do\n"
