@@ -30,6 +30,12 @@ class SandboxConfig(BaseSettings):
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
     )
+    sandbox_idle_s: float = Field(
+        300.0,
+        ge=0,
+        description="Seconds a warm sandbox may sit unused before it is closed (0: never), so "
+        "a language used once holds no containers; its pool starts again on the next job.",
+    )
     sandbox_pids_limit: int = Field(128, ge=16, description="Most processes in one sandbox.")
     sandbox_work_mb: int = Field(256, ge=16, description="Size of the /work tmpfs.")
     sandbox_tmp_mb: int = Field(64, ge=8, description="Size of the /tmp tmpfs.")

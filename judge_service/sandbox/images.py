@@ -2,9 +2,10 @@
 
 Each language has a Dockerfile under ``sandbox_images/<lang>/`` (overridable with the
 ``JUDGE_IMAGES_DIR`` environment variable) built as ``<prefix><lang>`` (the pool's
-``image_prefix`` setting) on top of ``<prefix>base``, itself on ``debian:bookworm-slim``.  When
-no registry is reachable that base image is made locally with ``debootstrap`` from the Debian
-mirror the machine's apt already uses, then ``docker import``.
+``image_prefix`` setting) on top of ``<prefix>base``, itself on ``debian:trixie-slim`` (Debian 13,
+for current toolchains: g++ 14, rustc 1.85, Go 1.24, OpenJDK 21, Node 20, Python 3.13).  When no
+registry is reachable that base image is made locally with ``debootstrap`` from the Debian
+mirror the machine's apt already uses (whatever release the machine runs), then ``docker import``.
 """
 
 from __future__ import annotations
@@ -20,13 +21,19 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from judge_service.sandbox._build_context import staged_context
 from judge_service.sandbox.errors import ImageBuildError
 from judge_service.sandbox.languages import LANGUAGES as SPECS
 
 LANGUAGES: tuple[str, ...] = tuple(SPECS)
+# Each image once, in the table's order (language variants share their image).
+IMAGES: tuple[str, ...] = tuple(dict.fromkeys(spec.image_name for spec in SPECS.values()))
 SANDBOX_BASE = "base"
 HASH_LABEL = "org.judge.build-hash"
-BASE_IMAGE = "debian:bookworm-slim"
+SUITE = "trixie"
+BASE_IMAGE = f"debian:{SUITE}-slim"
+# Releases whose mirror lines name a Debian mirror (it serves every release, SUITE too).
+_DEBIAN_SUITES = frozenset({"bookworm", "trixie", "forky", "sid", "stable", "testing"})
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 PULL_TIMEOUT_S = 60
 _TAIL_LINES = 40
@@ -36,25 +43,38 @@ Log = Callable[[str], None]
 
 def image_tag(language: str, prefix: str) -> str:
     """The name the pool starts ``language``'s sandboxes from (``SandboxPool._image_id``)."""
-    return prefix + language
+    spec = SPECS.get(language)
+    return prefix + (spec.image_name if spec is not None else language)
+
+
+def build_command(language: str, prefix: str) -> str:
+    """The command that builds ``language``'s image under ``prefix``, for error messages."""
+    env = "" if prefix == "judge-sandbox-" else f"JUDGE_IMAGE_PREFIX={prefix} "
+    return f"{env}judge images build --lang {language}"
+
+
+def _parent(image: str) -> str:
+    """The image ``image`` is built on: the sandbox base, or another language's."""
+    spec = SPECS.get(image)
+    return spec.parent_image if spec is not None and spec.parent_image else SANDBOX_BASE
 
 
 def pch_flags(compile_argv: Sequence[str]) -> list[str]:
     """The options of a compile command that a precompiled header must be built with: all but
-    the output file and the libraries, which only the link reads."""
+    the output file and the libraries and linker options, which only the link reads."""
     flags: list[str] = []
     arguments = iter(compile_argv[1:])
     for argument in arguments:
         if argument == "-o":
             next(arguments, None)
-        elif argument.startswith("-") and not argument.startswith("-l"):
+        elif argument.startswith("-") and not argument.startswith(("-l", "-Wl,")):
             flags.append(argument)
     return flags
 
 
 def build_args(language: str, prefix: str) -> dict[str, str]:
     """``--build-arg`` values of a language's Dockerfile."""
-    args = {"SANDBOX_BASE": image_tag(SANDBOX_BASE, prefix)}
+    args = {"SANDBOX_BASE": prefix + _parent(language)}
     if language == "cpp":
         args["PCH_FLAGS"] = " ".join(pch_flags(SPECS["cpp"].compile_argv))
     return args
@@ -66,11 +86,19 @@ def images_dir() -> Path:
 
 
 def _check_languages(languages: Sequence[str] | None) -> list[str]:
+    """The images to build for ``languages`` (default: all), each after the one it is built on."""
     chosen = list(LANGUAGES if languages is None else languages)
-    unknown = [lang for lang in chosen if lang not in LANGUAGES]
+    unknown = [lang for lang in chosen if lang not in SPECS and lang not in IMAGES]
     if unknown:
         raise ValueError(f"unknown language(s) {unknown}; valid: {', '.join(LANGUAGES)}")
-    return chosen
+    ordered: list[str] = []
+    for lang in chosen:
+        image = SPECS[lang].image_name if lang in SPECS else lang
+        lineage = [image]
+        while _parent(lineage[-1]) != SANDBOX_BASE:
+            lineage.append(_parent(lineage[-1]))
+        ordered += [name for name in reversed(lineage) if name not in ordered]
+    return ordered
 
 
 def _require_docker() -> None:
@@ -130,7 +158,8 @@ def _deb822_stanzas(text: str) -> list[dict[str, str]]:
 
 
 def find_mirror(etc_apt: Path = Path("/etc/apt")) -> str:
-    """First ``deb`` URI that serves bookworm/main in the machine's apt sources."""
+    """First ``deb`` URI in the machine's apt sources that serves a Debian release's main: the
+    mirror to debootstrap ``SUITE`` from (a bookworm host's mirror serves trixie too)."""
     list_files = [etc_apt / "sources.list"]
     list_files += [Path(p) for p in sorted(glob.glob(str(etc_apt / "sources.list.d" / "*.list")))]
     for path in list_files:
@@ -141,7 +170,7 @@ def find_mirror(etc_apt: Path = Path("/etc/apt")) -> str:
         for line in lines:
             line = re.sub(r"\[[^\]]*\]", " ", line.split("#", 1)[0])  # drop [options]
             words = line.split()
-            if len(words) >= 4 and words[0] == "deb" and words[2] == "bookworm":
+            if len(words) >= 4 and words[0] == "deb" and words[2] in _DEBIAN_SUITES:
                 if "main" in words[3:]:
                     return words[1].rstrip("/")
     for name in sorted(glob.glob(str(etc_apt / "sources.list.d" / "*.sources"))):
@@ -155,7 +184,7 @@ def find_mirror(etc_apt: Path = Path("/etc/apt")) -> str:
             if "deb" not in stanza.get("types", "").split():
                 continue
             if (
-                "bookworm" in stanza.get("suites", "").split()
+                _DEBIAN_SUITES & set(stanza.get("suites", "").split())
                 and "main" in stanza.get("components", "").split()
             ):
                 uris = stanza.get("uris", "").split()
@@ -179,7 +208,7 @@ path-include /usr/share/locale/locale.alias
 
 def _slim_rootfs(rootfs: Path, mirror: str) -> None:
     """Point apt at ``mirror``, install the slim dpkg filter and drop apt caches."""
-    (rootfs / "etc/apt/sources.list").write_text(f"deb {mirror} bookworm main\n")
+    (rootfs / "etc/apt/sources.list").write_text(f"deb {mirror} {SUITE} main\n")
     (rootfs / "etc/dpkg/dpkg.cfg.d/docker-slim").write_text(_DPKG_SLIM)
     for pattern in ("var/cache/apt/archives/*.deb", "var/cache/apt/*.bin", "var/lib/apt/lists/*"):
         for path in rootfs.glob(pattern):
@@ -188,7 +217,7 @@ def _slim_rootfs(rootfs: Path, mirror: str) -> None:
 
 
 def ensure_base_image(log: Log = print) -> None:
-    """Make ``debian:bookworm-slim`` available: local, pulled, or debootstrapped."""
+    """Make ``BASE_IMAGE`` (``debian:trixie-slim``) available: local, pulled, or debootstrapped."""
     _require_docker()
     if _image_exists(BASE_IMAGE):
         return
@@ -210,7 +239,7 @@ def ensure_base_image(log: Log = print) -> None:
     workdir = tempfile.mkdtemp(prefix="judge-rootfs-")
     rootfs = Path(workdir) / "rootfs"
     try:
-        _run_streaming(["debootstrap", "--variant=minbase", "bookworm", str(rootfs), mirror], log)
+        _run_streaming(["debootstrap", "--variant=minbase", SUITE, str(rootfs), mirror], log)
         _slim_rootfs(rootfs, mirror)
         with subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE) as tar:
             imported = subprocess.run(
@@ -244,14 +273,14 @@ def build_images(
     chosen = _check_languages(languages)
     ensure_base_image(log)
     root = images_dir()
-    base_hash = _context_hash(root / SANDBOX_BASE, "", {})
-    base_tag = image_tag(SANDBOX_BASE, prefix)
-    _build_if_stale(base_tag, root / SANDBOX_BASE, base_hash, {}, rebuild, log)
+    hashes = {SANDBOX_BASE: _context_hash(root / SANDBOX_BASE, "", {})}
+    base_tag = prefix + SANDBOX_BASE
+    _build_if_stale(base_tag, root / SANDBOX_BASE, hashes[SANDBOX_BASE], {}, rebuild, log)
     tags: list[str] = []
-    for lang in chosen:
-        tag, args = image_tag(lang, prefix), build_args(lang, prefix)
-        build_hash = _context_hash(root / lang, base_hash, args)
-        _build_if_stale(tag, root / lang, build_hash, args, rebuild, log)
+    for image in chosen:
+        tag, args = prefix + image, build_args(image, prefix)
+        hashes[image] = _context_hash(root / image, hashes[_parent(image)], args)
+        _build_if_stale(tag, root / image, hashes[image], args, rebuild, log)
         tags.append(tag)
     return tags
 
@@ -274,22 +303,23 @@ def _build_if_stale(
     arg_options = [
         option for name, value in args.items() for option in ("--build-arg", f"{name}={value}")
     ]
-    _run_streaming(
-        [
-            "docker",
-            "build",
-            "--force-rm",
-            "--network",
-            "host",
-            "--label",
-            f"{HASH_LABEL}={build_hash}",
-            *arg_options,
-            "-t",
-            tag,
-            str(context),
-        ],
-        log,
-    )
+    with staged_context(context) as staged:
+        _run_streaming(
+            [
+                "docker",
+                "build",
+                "--force-rm",
+                "--network",
+                "host",
+                "--label",
+                f"{HASH_LABEL}={build_hash}",
+                *arg_options,
+                "-t",
+                tag,
+                str(staged),
+            ],
+            log,
+        )
 
 
 def _image_label(ref: str, label: str) -> str | None:

@@ -1,137 +1,117 @@
-"""What the engine knows about each language: image, file names, compile and run commands."""
+"""The language table: what the engine, the image builder, the compatibility endpoints and the
+README (``scripts/language_table.py``) know about each language: names, versions, images, file
+names, compile and run commands. The first seven are here; the rest in ``_more_languages``."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-
+from judge_service.sandbox._more_languages import MORE_LANGUAGES
+from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
 
-BASE_ENV = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "HOME": "/tmp",
-    "LANG": "C.UTF-8",
-    "LC_ALL": "C.UTF-8",
-    "TMPDIR": "/tmp",
+__all__ = [
+    "BASE_ENV",
+    "LANGUAGES",
+    "LanguageSpec",
+    "canonical_language",
+    "java_class_name",
+    "language_labels",
+]
+
+_NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
+# Python without the 4,300-digit int/str conversion limit (big-integer problems are common);
+# the zygote also lifts it in-process, so a program cannot depend on its environment for it.
+_PYTHON_ENV = {
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONINTMAXSTRDIGITS": "0",
 }
 
 
-@dataclass(frozen=True)
-class LanguageSpec:
-    """One language's toolchain; ``{memory_mb}`` in a run argument is filled per job."""
-
-    name: str
-    source_name: str
-    run_argv: tuple[str, ...]
-    compile_argv: tuple[str, ...] = ()
-    artifacts: tuple[str, ...] = ()
-    modes: frozenset[TestMode] = frozenset({TestMode.STDIN})
-    harness_argv: tuple[str, ...] = ()
-    use_zygote: bool = False
-    # Runtimes that reserve memory of their own (JVM, V8) get this much RSS above the limit.
-    rss_allowance_mb: int = 0
-    mle_markers: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    # Other names clients use for it: code-fence labels (```py), SandboxFusion's (nodejs).
-    aliases: frozenset[str] = frozenset()
-
-    @property
-    def compiled(self) -> bool:
-        return bool(self.compile_argv)
-
-    def environment(self) -> dict[str, str]:
-        return {**BASE_ENV, **self.env}
-
-    def source_file(self, code: str) -> str:
-        if self.name == "java":
-            return java_class_name(code) + ".java"
-        return self.source_name
-
-    def main_argv(self, code: str, memory_mb: int) -> list[str]:
-        values = {"memory_mb": str(memory_mb), "main_class": java_class_name(code)}
-        return [part.format(**values) for part in self.run_argv]
-
-    def compile_command(self, code: str) -> list[str]:
-        return [part.format(source=self.source_file(code)) for part in self.compile_argv]
+def _cpp(
+    name: str,
+    std: str,
+    version: str,
+    aliases: frozenset[str] = frozenset(),
+    sandbox_fusion: str | None = None,
+) -> LanguageSpec:
+    """g++ at one standard: cpp (the default, whose options built the image's precompiled
+    ``bits/stdc++.h``) and its variants, all from the cpp image. libcrypto (OpenSSL's MD5,
+    SHA) is linked only when the program uses it (``--as-needed``)."""
+    return LanguageSpec(
+        name=name,
+        title="C++",
+        version=version,
+        image="cpp",
+        aliases=aliases,
+        sandbox_fusion=sandbox_fusion,
+        source_name="main.cpp",
+        compile_argv=(
+            "/usr/bin/g++",
+            "-O2",
+            f"-std={std}",
+            "-pipe",
+            "-o",
+            "main",
+            "{source}",
+            "-Wl,--as-needed",
+            "-lcrypto",
+            "-lm",
+        ),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("std::bad_alloc",),
+    )
 
 
-_JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")
-_JAVA_CLASS = re.compile(r"class\s+([A-Za-z_$][\w$]*)")
-_JAVA_CLASS_WORD = re.compile(r"\bclass\b")
-_JAVA_MAIN = re.compile(r"static\s+void\s+main\s*\(")
+def _rust(
+    name: str,
+    edition: str,
+    aliases: frozenset[str] = frozenset(),
+    sandbox_fusion: str | None = None,
+) -> LanguageSpec:
+    return LanguageSpec(
+        name=name,
+        title="Rust",
+        version=f"1.85, edition {edition}",
+        image="rust",
+        aliases=aliases,
+        sandbox_fusion=sandbox_fusion,
+        source_name="main.rs",
+        compile_argv=("/usr/bin/rustc", "-O", "--edition", edition, "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+    )
 
-
-def java_class_name(code: str) -> str:
-    """The class javac needs in a file of its own name: the public one, else the one with main."""
-    public = _JAVA_PUBLIC_CLASS.search(code)
-    if public is not None:
-        return public[1]
-    return _main_class(code) or "Main"
-
-
-def _main_class(code: str) -> str | None:
-    """The first class declaration whose body, up to the next ``class`` keyword, declares
-    ``static void main(``. Each search starts where the last one stopped, so the source is read
-    in linear time (one pattern over it all took 5 s on "class " + "a" * 80000, holding the GIL)."""
-    brace = main = word = -1  # the first "{", main and class keyword found past a point
-    for declared in _JAVA_CLASS.finditer(code):
-        if declared.end() > brace:
-            brace = code.find("{", declared.end())
-            if brace < 0:
-                return None
-        if main <= brace:
-            found = _JAVA_MAIN.search(code, brace + 1)
-            if found is None:
-                return None
-            main = found.start()
-        if word <= brace:
-            found = _JAVA_CLASS_WORD.search(code, brace + 1)
-            word = len(code) if found is None else found.start()
-        if main < word:
-            return declared[1]
-    return None
-
-
-_NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
 
 LANGUAGES: dict[str, LanguageSpec] = {
     spec.name: spec
     for spec in (
         LanguageSpec(
             name="python",
+            sandbox_fusion="python",
+            title="Python",
+            version="3.13",
             aliases=frozenset({"py", "python3"}),
             source_name="main.py",
             run_argv=("/usr/bin/python3", "main.py"),
             modes=frozenset(TestMode),
             use_zygote=True,
             mle_markers=("MemoryError",),
-            env={
-                "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTHONIOENCODING": "utf-8",
-                "OPENBLAS_NUM_THREADS": "1",
-            },
+            env={**_PYTHON_ENV, "OPENBLAS_NUM_THREADS": "1"},
         ),
-        LanguageSpec(
-            name="cpp",
-            aliases=frozenset({"c++", "cc", "cxx"}),
-            source_name="main.cpp",
-            compile_argv=(
-                "/usr/bin/g++",
-                "-O2",
-                "-std=c++17",
-                "-pipe",
-                "-o",
-                "main",
-                "{source}",
-                "-lm",
-            ),
-            artifacts=("main",),
-            run_argv=("/work/main",),
-            mle_markers=("std::bad_alloc",),
+        _cpp(
+            "cpp",
+            "gnu++20",
+            "GCC 14, GNU C++20",
+            frozenset({"c++", "cc", "cxx", "cpp20"}),
+            sandbox_fusion="cpp",
         ),
+        _cpp("cpp17", "gnu++17", "GCC 14, GNU C++17", frozenset({"c++17"})),
+        _cpp("cpp23", "gnu++23", "GCC 14, GNU C++23", frozenset({"c++23"})),
         LanguageSpec(
             name="c",
+            title="C",
+            version="GCC 14, GNU C11",
             source_name="main.c",
             compile_argv=(
                 "/usr/bin/gcc",
@@ -148,6 +128,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="java",
+            sandbox_fusion="java",
+            title="Java",
+            version="OpenJDK 21",
             source_name="Main.java",
             compile_argv=(
                 "/usr/bin/javac",
@@ -178,6 +161,9 @@ LANGUAGES: dict[str, LanguageSpec] = {
         ),
         LanguageSpec(
             name="javascript",
+            sandbox_fusion="nodejs",
+            title="JavaScript",
+            version="Node 20",
             aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
             compile_argv=("/usr/bin/node", "--check", "{source}"),
@@ -186,12 +172,26 @@ LANGUAGES: dict[str, LanguageSpec] = {
             modes=frozenset(TestMode),
             rss_allowance_mb=64,
             mle_markers=("JavaScript heap out of memory",),
+            # The npm packages installed in the image (sandbox_images/javascript/Dockerfile).
+            env={"NODE_PATH": "/usr/local/lib/node_modules"},
         ),
         LanguageSpec(
             name="go",
+            sandbox_fusion="go",
+            title="Go",
+            version="1.24",
             aliases=frozenset({"golang"}),
             source_name="main.go",
-            compile_argv=("/usr/bin/go", "build", "-o", "main", "{source}"),
+            # The image's precompiled standard library, linked into this compile's cache;
+            # trim.txt says the cache was just trimmed, so go never prunes the links by age.
+            compile_argv=(
+                "/bin/sh",
+                "-c",
+                "mkdir -p $GOCACHE && cp -rs /opt/judge/go-cache/. $GOCACHE/"
+                ' && date +%s > $GOCACHE/trim.txt && exec /usr/bin/go build -o main "$1"',
+                "go",
+                "{source}",
+            ),
             artifacts=("main",),
             run_argv=("/work/main",),
             env={
@@ -202,19 +202,39 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 "GOTOOLCHAIN": "local",
             },
         ),
+        _rust("rust", "2021", frozenset({"rs", "rust2021"}), sandbox_fusion="rust"),
+        _rust("rust2024", "2024"),
         LanguageSpec(
-            name="rust",
-            aliases=frozenset({"rs"}),
-            source_name="main.rs",
-            compile_argv=("/usr/bin/rustc", "-O", "--edition", "2021", "-o", "main", "{source}"),
-            artifacts=("main",),
-            run_argv=("/work/main",),
+            name="pypy",
+            title="PyPy",
+            version="3 (Debian's pypy3)",
+            aliases=frozenset({"pypy3"}),
+            source_name="main.py",
+            # A syntax error is CE, as in CPython's zygote, not a runtime error on every test.
+            compile_argv=(
+                "/usr/bin/pypy3",
+                "-c",
+                "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+                "{source}",
+            ),
+            run_argv=("/usr/bin/pypy3", "main.py"),
+            rss_allowance_mb=32,
+            mle_markers=("MemoryError",),
+            env=_PYTHON_ENV,
         ),
+        *MORE_LANGUAGES,
     )
 }
 
 
-_BY_NAME = {label: spec.name for spec in LANGUAGES.values() for label in {spec.name, *spec.aliases}}
+def _labels(spec: LanguageSpec) -> set[str]:
+    named = {spec.name, *spec.aliases}
+    if spec.sandbox_fusion:
+        named.add(spec.sandbox_fusion.lower())
+    return named
+
+
+_BY_NAME = {label: spec.name for spec in LANGUAGES.values() for label in _labels(spec)}
 
 
 def canonical_language(name: str) -> str | None:
@@ -227,4 +247,4 @@ def language_labels(name: str) -> frozenset[str]:
     language = canonical_language(name)
     if language is None:
         return frozenset({name.strip().lower()})
-    return frozenset({language, *LANGUAGES[language].aliases})
+    return frozenset(_labels(LANGUAGES[language]))

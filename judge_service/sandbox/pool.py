@@ -22,6 +22,7 @@ from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
+from judge_service.sandbox.images import build_command, image_tag
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
 from judge_service.sandbox.validation import validate_job
@@ -43,7 +44,9 @@ class _LanguagePool:
     def __init__(self, language: str, capacity: int) -> None:
         self.language = language
         self.capacity = capacity
+        # Oldest first: a job takes the most recently used, so the reaper meets the coldest.
         self.idle: list[Sandbox] = []
+        self.idle_since: dict[Sandbox, float] = {}
         self.count = 0
         self.busy = 0
         self.condition = threading.Condition()
@@ -67,6 +70,8 @@ class SandboxPool:
         self._lock = threading.Lock()
         self._closed = False
         self._image_ids: dict[str, str] = {}
+        self._stop_reaper = threading.Event()
+        self._reaper: threading.Thread | None = None
 
     # ---- public API -----------------------------------------------------------------------
     def judge(self, job: Job) -> JobResult:
@@ -161,9 +166,11 @@ class SandboxPool:
         with self._lock:
             self._closed = True
             pools = list(self._pools.values())
+        self._stop_reaper.set()
         for pool in pools:
             with pool.condition:
                 idle, pool.idle = pool.idle, []
+                pool.idle_since.clear()
                 pool.count -= len(idle)
                 pool.condition.notify_all()
             for sandbox in idle:
@@ -221,7 +228,42 @@ class SandboxPool:
                 self._pools[language] = _LanguagePool(
                     language, self.settings.sandboxes_per_language
                 )
+                self._start_reaper()
             return self._pools[language]
+
+    def _start_reaper(self) -> None:
+        """With the first pool (a language costs nothing until used), the thread that closes
+        sandboxes idle longer than ``sandbox_idle_s``. Called under ``_lock``."""
+        if self._reaper is not None or self.settings.sandbox_idle_s <= 0:
+            return
+        self._reaper = threading.Thread(target=self._reap_loop, name="sandbox-reaper", daemon=True)
+        self._reaper.start()
+
+    def _reap_loop(self) -> None:
+        interval = min(max(self.settings.sandbox_idle_s / 4, 0.05), 10.0)
+        while not self._stop_reaper.wait(interval):
+            self.reap_idle()
+
+    def reap_idle(self, now: float | None = None) -> int:
+        """Close every sandbox idle for ``sandbox_idle_s`` or more; return how many."""
+        now = time.monotonic() if now is None else now
+        cutoff = now - self.settings.sandbox_idle_s
+        with self._lock:
+            pools = list(self._pools.values())
+        cold: list[Sandbox] = []
+        for pool in pools:
+            with pool.condition:
+                while pool.idle and pool.idle_since.get(pool.idle[0], now) <= cutoff:
+                    sandbox = pool.idle.pop(0)
+                    pool.idle_since.pop(sandbox, None)
+                    pool.count -= 1
+                    cold.append(sandbox)
+                if cold:
+                    pool.condition.notify_all()  # room to start one for a waiter, if any
+        for sandbox in cold:
+            self.stats.sandboxes_destroyed += 1
+            sandbox.close()
+        return len(cold)
 
     def _acquire(self, pool: _LanguagePool, wait_until: float | None = None) -> Sandbox:
         with pool.condition:
@@ -237,7 +279,9 @@ class SandboxPool:
                     raise SandboxUnavailable("the sandbox pool is closed")
             pool.busy += 1
             if pool.idle:
-                return pool.idle.pop()
+                sandbox = pool.idle.pop()
+                pool.idle_since.pop(sandbox, None)
+                return sandbox
             pool.count += 1
         try:
             return self._create(pool)
@@ -263,6 +307,7 @@ class SandboxPool:
             pool.busy = max(0, pool.busy - 1)
             if healthy and not self._closed:
                 pool.idle.append(sandbox)
+                pool.idle_since[sandbox] = time.monotonic()
                 pool.condition.notify()
                 return
             pool.count -= 1
@@ -286,12 +331,13 @@ class SandboxPool:
         language runs it (a rebuild moves the tag, not this), so the compile-cache key names
         the compiler that built each entry. A new pool picks up a rebuilt image."""
         if language not in self._image_ids:
+            prefix = self.settings.image_prefix
             try:
-                image = self._docker().images.get(self.settings.image_prefix + language)
+                image = self._docker().images.get(image_tag(language, prefix))
             except docker.errors.ImageNotFound as error:
                 raise SandboxUnavailable(
-                    f"image {self.settings.image_prefix}{language} is missing; "
-                    "run `judge images build`"
+                    f"the {language} sandbox image {image_tag(language, prefix)} is missing; "
+                    f"build it with `{build_command(language, prefix)}`"
                 ) from error
             except docker.errors.DockerException as error:
                 raise SandboxUnavailable(f"Docker is not reachable: {error}") from error

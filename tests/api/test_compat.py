@@ -159,7 +159,7 @@ def test_run_code_returns_large_stdout_whole(client: TestClient) -> None:
 
 def test_run_code_bad_requests_are_422(client: TestClient) -> None:
     for body, needle in [
-        ({"code": "<?php echo 1;", "language": "php"}, "not supported"),
+        ({"code": "println(1)", "language": "kotlin_script"}, "not supported"),
         ({"code": "print(1)", "language": "python", "files": {"a": "%%%"}}, "base64"),
         ({"code": "print(1)", "language": "python", "fetch_files": ["/etc/passwd"]}, "relative"),
         ({"code": "print(1)"}, "language"),
@@ -400,7 +400,7 @@ def test_openrlhf_bad_labels_are_422_and_caps_hold(client: TestClient) -> None:
             "labels": [
                 "sum",
                 "{not json",
-                json.dumps({"problem_id": "sum", "language": "php"}),
+                json.dumps({"problem_id": "sum", "language": "julia"}),
                 "",
             ],
         },
@@ -408,7 +408,7 @@ def test_openrlhf_bad_labels_are_422_and_caps_hold(client: TestClient) -> None:
     assert bad.status_code == 422
     rows = bad.json()["detail"]["rows"]
     assert [row["index"] for row in rows] == [1, 2, 3]
-    assert "JSON" in rows[0]["error"] and "php" in rows[1]["error"]
+    assert "JSON" in rows[0]["error"] and "julia" in rows[1]["error"]
     unknown = client.post(
         "/openrlhf/reward", json={"query": [answer], "prompts": [""], "labels": ["missing"]}
     )

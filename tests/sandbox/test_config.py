@@ -14,6 +14,7 @@ from judge_service.sandbox.config import SandboxConfig
 ENGINE_VARIABLES = {
     "JUDGE_SANDBOXES_PER_LANGUAGE",
     "JUDGE_SANDBOX_MEMORY_MB",
+    "JUDGE_SANDBOX_IDLE_S",
     "JUDGE_SANDBOX_PIDS_LIMIT",
     "JUDGE_SANDBOX_WORK_MB",
     "JUDGE_SANDBOX_TMP_MB",

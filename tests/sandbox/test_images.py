@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
-from judge_service.sandbox._build_context import staged_context
 from typer.testing import CliRunner
 
 from judge_service.cli import app
 from judge_service.sandbox import images
+from judge_service.sandbox._build_context import staged_context
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.settings import get_settings
 
@@ -82,10 +83,62 @@ def test_other_compile_options_rebuild_the_image() -> None:
     )
 
 
+def test_language_variants_build_and_run_their_languages_image(
+    docker_builds: list[list[str]],
+) -> None:
+    """cpp17/cpp23 are g++ at other standards and rust2024 rustc at another edition: one image
+    each, built once however many of its variants are asked for."""
+    tags = images.build_images(
+        ["cpp17", "cpp", "cpp23", "rust2024", "pypy"], prefix="v-", log=lambda _: None
+    )
+    assert tags == ["v-cpp", "v-rust", "v-pypy"]
+    assert [_tag_and_args(cmd)[0] for cmd in docker_builds] == ["v-base", *tags]
+    assert images.image_tag("cpp23", "v-") == "v-cpp"
+    assert images.image_tag("rust2024", "v-") == "v-rust"
+    assert set(images.IMAGES) == {path.name for path in images.images_dir().iterdir()} - {"base"}
+    with pytest.raises(ValueError, match="unknown language"):
+        images.build_images(["cobol"], prefix="v-", log=lambda _: None)
+
+
+def test_the_variants_differ_from_the_default_only_in_their_standard() -> None:
+    default = LANGUAGES["cpp"].compile_command("")
+    assert "-std=gnu++20" in default
+    for variant, std in (("cpp17", "-std=gnu++17"), ("cpp23", "-std=gnu++23")):
+        argv = LANGUAGES[variant].compile_command("")
+        assert [word if word != std else "-std=gnu++20" for word in argv] == default
+    assert LANGUAGES["rust2024"].compile_command("")[3] == "2024"
+    assert LANGUAGES["rust"].compile_command("")[3] == "2021"
+
+
+def test_linker_options_stay_out_of_the_precompiled_headers_flags() -> None:
+    argv = LANGUAGES["cpp"].compile_command("")
+    assert "-Wl,--as-needed" in argv and "-lcrypto" in argv
+    flags = images.pch_flags(argv)
+    assert not [flag for flag in flags if flag.startswith(("-l", "-Wl,"))]
+
+
+def test_the_base_is_debootstrapped_from_the_mirror_a_bookworm_host_uses(tmp_path: Path) -> None:
+    """The host may run an older release than the images; its mirror serves trixie too."""
+    (tmp_path / "sources.list.d").mkdir()
+    (tmp_path / "sources.list.d" / "debian.sources").write_text(
+        "Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\n"
+        "Components: main\n"
+    )
+    assert images.find_mirror(tmp_path) == "http://mirror.example/debian"
+    (tmp_path / "sources.list").write_text("deb http://other.example/debian trixie main\n")
+    assert images.find_mirror(tmp_path) == "http://other.example/debian"
+    rootfs = tmp_path / "rootfs"
+    (rootfs / "etc/apt").mkdir(parents=True)
+    (rootfs / "etc/dpkg/dpkg.cfg.d").mkdir(parents=True)
+    images._slim_rootfs(rootfs, "http://m/debian")
+    assert (rootfs / "etc/apt/sources.list").read_text() == "deb http://m/debian trixie main\n"
+    assert images.BASE_IMAGE == "debian:trixie-slim"
+
+
 def test_a_context_that_asks_for_the_hosts_ca_bundle_gets_a_copy_with_it(tmp_path: Path) -> None:
     """npm's registry may be reached through a TLS-intercepting proxy only the host trusts:
     the JavaScript image's download stage gets the host's bundle; other contexts are built
-    as they are, and the bundle never enters the build hash."""
+    as they are."""
     bundle = tmp_path / "bundle.crt"
     bundle.write_text("-----BEGIN CERTIFICATE-----\nhost\n")
     plain = tmp_path / "plain"
@@ -106,3 +159,21 @@ def test_a_context_that_asks_for_the_hosts_ca_bundle_gets_a_copy_with_it(tmp_pat
         assert (staged / "host-ca.crt").read_bytes() == b""
     javascript = images.images_dir() / "javascript"
     assert "COPY host-ca.crt" in (javascript / "Dockerfile").read_text()
+
+
+def test_a_language_on_another_languages_image_builds_that_one_first(
+    docker_builds: list[list[str]],
+) -> None:
+    """TypeScript's image is JavaScript's plus esbuild: asking for it builds both, in order,
+    and a change to JavaScript's image rebuilds TypeScript's (its hash is the parent's too)."""
+    tags = images.build_images(["typescript", "ruby"], prefix="t-", log=lambda _: None)
+    assert tags == ["t-javascript", "t-typescript", "t-ruby"]
+    built = dict(_tag_and_args(cmd) for cmd in docker_builds)
+    assert built["t-typescript"]["SANDBOX_BASE"] == "t-javascript"
+    assert built["t-javascript"]["SANDBOX_BASE"] == "t-base"
+    assert built["t-ruby"]["SANDBOX_BASE"] == "t-base"
+    context = images.images_dir() / "typescript"
+    args = images.build_args("typescript", "t-")
+    assert images._context_hash(context, "js-1", args) != images._context_hash(
+        context, "js-2", args
+    )

@@ -121,7 +121,7 @@ def test_mode_not_supported_by_the_language(language: str, mode: str) -> None:
     test = {"args": [], "expected": 1} if mode == "function" else {"code": "x"}
     job = _job(language=language, code="int main() {}", mode=mode, entry_point="f", tests=[test])
     message = _rejected(job)
-    assert message == f"{mode} mode is supported for javascript, python"
+    assert message == f"{mode} mode is supported for javascript, python, typescript"
 
 
 def test_time_limit_over_the_maximum() -> None:

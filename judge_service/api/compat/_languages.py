@@ -9,8 +9,8 @@ from judge_service.sandbox.languages import LANGUAGES, canonical_language
 def engine_language(name: str) -> str:
     """The engine language ``name`` means; InvalidJobError naming the choices otherwise.
 
-    SandboxFusion's names (``nodejs``...) are aliases in the table; its other languages (php,
-    bash, pytest...) are not run here.
+    SandboxFusion's names (``nodejs``, ``R``...) are names in the table; its languages not run
+    here (kotlin_script, julia, pytest...) are not.
     """
     language = canonical_language(name)
     if language is None:

@@ -70,7 +70,9 @@ class RunCodeRequest(WireModel):
 
     code: str = Field(examples=["print(input()[::-1])"])
     language: str = Field(
-        description="python, cpp, c, java, go, nodejs (javascript), rust.", examples=["python"]
+        description="A language of the README's table, by any of its names "
+        "(SandboxFusion's: python, cpp, nodejs, typescript, csharp, R, bash, ...).",
+        examples=["python"],
     )
     stdin: str | None = Field(None, examples=["abc\n"])
     compile_timeout: float = Field(10, gt=0, description="Seconds.")

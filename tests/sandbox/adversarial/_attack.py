@@ -27,6 +27,7 @@ import pytest
 from judge_service.sandbox.errors import SandboxError
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
+from tests.sandbox.adversarial import _languages
 
 AC, WA, RE, TLE, MLE, OLE, CE, SE = (
     Verdict.AC,
@@ -55,7 +56,7 @@ def dedent(code: str) -> str:
 # directories, SysV IPC objects, and scratch space that cannot be written.
 PROBE_TEMPLATE = dedent(
     """
-    import os, sys, time
+    import fnmatch, os, sys, time
     ALLOWED = __ALLOWED__
     text = sys.stdin.read().strip()
     time.sleep(float(text or 0))
@@ -95,7 +96,8 @@ PROBE_TEMPLATE = dedent(
         except OSError as error:
             problems.append("%s: %s" % (directory, error))
             continue
-        names -= set(ALLOWED.get(directory, ()))
+        patterns = ALLOWED.get(directory, ())
+        names = {n for n in names if not any(fnmatch.fnmatchcase(n, p) for p in patterns)}
         if names:
             problems.append("%s holds %s" % (directory, sorted(names)[:6]))
     for kind in ("shm", "msg", "sem"):
@@ -143,6 +145,10 @@ PROBE_WRAPPERS = {
 
 
 def probe_source(language: str) -> str:
+    if language in _languages.SHELL_OUT:
+        allowed = repr(_languages.PROBE_ALLOWED[language])
+        script = PROBE_TEMPLATE.replace("__ALLOWED__", allowed)
+        return _languages.shell_out(language, _languages.python_command(script))
     python = PROBE_TEMPLATE.replace("__ALLOWED__", repr(PROBE_ALLOWED[language]))
     if language == "python":
         return python
@@ -206,7 +212,8 @@ def assert_next_job_clean(pool: SandboxPool, language: str, delay: float = 0.0) 
         pool,
         language,
         probe_source(language),
-        [{"input": str(delay), "output": "CLEAN"}],
+        # The languages that shell out to the probe give it no stdin (nor SQL a number).
+        [{"input": "" if language in _languages.SHELL_OUT else str(delay), "output": "CLEAN"}],
         limits={"time_limit_ms": 5000, "compile_time_limit_ms": 30000},
     )
     assert result.verdict is AC, "the next job is not clean:\n" + describe(result)

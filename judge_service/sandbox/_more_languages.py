@@ -1,0 +1,280 @@
+"""The language table's entries past the first seven: every language Debian 13 packages that
+users send (SandboxFusion's and MultiPL-E's lists), each from its own image.
+
+Compiled languages write ``main`` (or the runtime's file) in /work, which the compile cache
+keeps; interpreted ones run their source. A runtime with an allocator of its own reports its
+own out-of-memory (``mle_markers``) when the RSS watcher has not stopped it first.
+"""
+
+from __future__ import annotations
+
+from judge_service.sandbox._spec import LanguageSpec
+from judge_service.sandbox.models import TestMode
+
+_NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
+
+MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
+    LanguageSpec(
+        name="typescript",
+        title="TypeScript",
+        version="esbuild 0.25 to Node 20",
+        sandbox_fusion="typescript",
+        aliases=frozenset({"ts", "typescript"}),
+        source_name="main.ts",
+        # esbuild strips the types (no type check, as SandboxFusion's tsx): a program that
+        # runs is judged on what it does. CommonJS, so the JavaScript harness can load it.
+        compile_argv=(
+            "/usr/bin/esbuild",
+            "{source}",
+            "--outfile=main.js",
+            "--format=cjs",
+            "--platform=node",
+            "--target=node20",
+            "--log-level=warning",
+        ),
+        artifacts=("main.js",),
+        run_argv=(*_NODE_RUN, "main.js"),
+        harness_argv=("/opt/judge/node-runner", *_NODE_RUN[1:], "/opt/judge/harness.js"),
+        harness_program="main.js",
+        modes=frozenset(TestMode),
+        rss_allowance_mb=64,
+        mle_markers=("JavaScript heap out of memory",),
+        parent_image="javascript",
+    ),
+    LanguageSpec(
+        name="bash",
+        title="Bash",
+        version="5.2",
+        sandbox_fusion="bash",
+        aliases=frozenset({"sh", "shell"}),
+        source_name="main.sh",
+        run_argv=("/bin/bash", "main.sh"),
+    ),
+    LanguageSpec(
+        name="php",
+        title="PHP",
+        version="8.4",
+        sandbox_fusion="php",
+        source_name="main.php",
+        # PHP's own 128 MB cap would answer RE below the job's limit; the judge's RSS limit
+        # stands instead. Errors go to stderr, never into the answer.
+        run_argv=(
+            "/usr/bin/php",
+            "-d",
+            "memory_limit=-1",
+            "-d",
+            "display_errors=stderr",
+            "main.php",
+        ),
+    ),
+    LanguageSpec(
+        name="ruby",
+        title="Ruby",
+        version="3.3",
+        sandbox_fusion="ruby",
+        aliases=frozenset({"rb"}),
+        source_name="main.rb",
+        run_argv=("/usr/bin/ruby", "main.rb"),
+        mle_markers=("NoMemoryError", "failed to allocate memory"),
+        # Ruby 3.3 touches its main thread's whole stack rlimit at start (an idle program's
+        # peak RSS was 240 MB under a 224 MB stack); Ruby-level recursion runs on its VM
+        # stack, which the environment sizes instead.
+        stack_limit_mb=16,
+        env={"RUBY_THREAD_VM_STACK_SIZE": str(64 << 20)},
+    ),
+    LanguageSpec(
+        name="lua",
+        title="Lua",
+        version="5.4",
+        sandbox_fusion="lua",
+        source_name="main.lua",
+        run_argv=("/usr/bin/lua5.4", "main.lua"),
+        mle_markers=("not enough memory",),
+    ),
+    LanguageSpec(
+        name="perl",
+        title="Perl",
+        version="5.40",
+        sandbox_fusion="perl",
+        aliases=frozenset({"pl"}),
+        source_name="main.pl",
+        run_argv=("/usr/bin/perl", "main.pl"),
+        mle_markers=("Out of memory",),
+    ),
+    LanguageSpec(
+        name="csharp",
+        title="C#",
+        version="Mono 6.12 (mcs)",
+        sandbox_fusion="csharp",
+        aliases=frozenset({"cs", "c#"}),
+        source_name="main.cs",
+        compile_argv=(
+            "/usr/bin/mcs",
+            "-optimize+",
+            "-r:System.Numerics",
+            "-out:main.exe",
+            "{source}",
+        ),
+        artifacts=("main.exe",),
+        run_argv=("/usr/bin/mono", "main.exe"),
+        rss_allowance_mb=32,
+        mle_markers=("OutOfMemoryException",),
+    ),
+    LanguageSpec(
+        name="r",
+        title="R",
+        version="4.5",
+        sandbox_fusion="R",
+        aliases=frozenset({"rscript"}),
+        source_name="main.R",
+        run_argv=("/usr/bin/Rscript", "--vanilla", "main.R"),
+        # R's base packages: an idle program's peak RSS is about 100 MB here.
+        rss_allowance_mb=96,
+        mle_markers=("cannot allocate vector",),
+    ),
+    LanguageSpec(
+        name="swift",
+        title="Swift",
+        version="6.0",
+        sandbox_fusion="swift",
+        source_name="main.swift",
+        compile_argv=("/usr/bin/swiftc", "-O", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        # swiftc caches Clang modules under the home directory (the sandbox's /tmp).
+        env={"CLANG_MODULE_CACHE_PATH": "/tmp/swift-module-cache"},
+    ),
+    LanguageSpec(
+        name="scala",
+        title="Scala",
+        version="2.11 on OpenJDK 21",
+        sandbox_fusion="scala",
+        source_name="main.scala",
+        compile_argv=(
+            "/usr/bin/scalac",
+            "-J-Xmx512m",
+            "-J-XX:-UsePerfData",
+            "-d",
+            ".",
+            "{source}",
+        ),
+        artifacts=("*.class",),
+        # The program's entry is `object Main` (SandboxFusion's convention too).
+        run_argv=(
+            "/usr/bin/java",
+            "-Xmx{memory_mb}m",
+            "-Xss64m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:-UsePerfData",
+            "-cp",
+            "/usr/share/scala/lib/scala-library.jar:/work",
+            "Main",
+        ),
+        rss_allowance_mb=96,
+        mle_markers=("java.lang.OutOfMemoryError",),
+    ),
+    LanguageSpec(
+        name="d",
+        title="D",
+        version="GDC 14",
+        aliases=frozenset({"dlang", "gdc"}),
+        source_name="main.d",
+        compile_argv=("/usr/bin/gdc", "-O2", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("OutOfMemoryError",),
+    ),
+    LanguageSpec(
+        name="haskell",
+        title="Haskell",
+        version="GHC 9.6",
+        aliases=frozenset({"hs", "ghc"}),
+        source_name="main.hs",
+        compile_argv=("/usr/bin/ghc", "-O", "-outputdir", "/tmp/ghc", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("heap overflow",),
+    ),
+    LanguageSpec(
+        name="ocaml",
+        title="OCaml",
+        version="5.3 (ocamlopt)",
+        aliases=frozenset({"ml"}),
+        source_name="main.ml",
+        compile_argv=("/usr/bin/ocamlopt", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("Out of memory",),
+    ),
+    LanguageSpec(
+        name="pascal",
+        title="Pascal",
+        version="Free Pascal 3.2",
+        aliases=frozenset({"pas", "fpc", "delphi"}),
+        source_name="main.pas",
+        compile_argv=("/usr/bin/fpc", "-O2", "-v0", "-omain", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("Runtime error 203",),
+    ),
+    LanguageSpec(
+        name="fortran",
+        title="Fortran",
+        version="GFortran 14",
+        aliases=frozenset({"f90", "f95", "gfortran"}),
+        source_name="main.f90",
+        # Lines of any length, as most compilers take them (free form stops at 132 otherwise).
+        compile_argv=(
+            "/usr/bin/gfortran",
+            "-O2",
+            "-ffree-line-length-none",
+            "-o",
+            "main",
+            "{source}",
+        ),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("Allocation would exceed memory limit",),
+    ),
+    LanguageSpec(
+        name="racket",
+        title="Racket",
+        version="8.16",
+        sandbox_fusion="racket",
+        aliases=frozenset({"rkt"}),
+        source_name="main.rkt",
+        run_argv=("/usr/bin/racket", "main.rkt"),
+        # Racket CS's boot images and expander: an idle program's peak RSS is 140 MB.
+        rss_allowance_mb=160,
+        mle_markers=("out of memory",),
+    ),
+    LanguageSpec(
+        name="sql",
+        title="SQL",
+        version="SQLite 3.46",
+        sandbox_fusion="sql",
+        aliases=frozenset({"sqlite", "sqlite3"}),
+        source_name="main.sql",
+        # The input, if any, is SQL too (the tables and rows), read before the program.
+        run_argv=(
+            "/usr/bin/sqlite3",
+            "-bail",
+            "-batch",
+            ":memory:",
+            ".read /dev/stdin",
+            ".read main.sql",
+        ),
+    ),
+    LanguageSpec(
+        name="verilog",
+        title="Verilog",
+        version="Icarus Verilog 12",
+        sandbox_fusion="verilog",
+        aliases=frozenset({"iverilog", "systemverilog", "v"}),
+        source_name="main.v",
+        compile_argv=("/usr/bin/iverilog", "-g2012", "-o", "main.vvp", "{source}"),
+        artifacts=("main.vvp",),
+        run_argv=("/usr/bin/vvp", "-n", "main.vvp"),
+    ),
+)

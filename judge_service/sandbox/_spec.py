@@ -1,0 +1,118 @@
+"""A language's record in the language table: what the engine, the image builder, the
+compatibility endpoints and the README read about it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from judge_service.sandbox.models import TestMode
+
+BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp",
+}
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """One language's toolchain; ``{memory_mb}`` in a run argument is filled per job."""
+
+    name: str
+    source_name: str
+    run_argv: tuple[str, ...]
+    compile_argv: tuple[str, ...] = ()
+    artifacts: tuple[str, ...] = ()
+    modes: frozenset[TestMode] = frozenset({TestMode.STDIN})
+    harness_argv: tuple[str, ...] = ()
+    use_zygote: bool = False
+    # Runtimes that reserve memory of their own (JVM, V8) get this much RSS above the limit.
+    rss_allowance_mb: int = 0
+    mle_markers: tuple[str, ...] = ()
+    # A runtime that touches its whole stack rlimit at start (Ruby) gets this cap instead of
+    # the memory-sized stack, or its idle program would read as using the memory limit.
+    stack_limit_mb: int | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    # Other names clients use for it: code-fence labels (```py), SandboxFusion's (nodejs).
+    aliases: frozenset[str] = frozenset()
+    # For people (the README's table): the language's name and its toolchain's version.
+    title: str = ""
+    version: str = ""
+    # The name SandboxFusion's clients send for it (also one of its names), when it has one.
+    sandbox_fusion: str | None = None
+    # The image's directory under sandbox_images/ (default: the name); variants share one.
+    image: str = ""
+    # A language image built on another language's (TypeScript on JavaScript's node and
+    # harness) instead of on the sandbox base.
+    parent_image: str | None = None
+    # The file the harness loads in assert and function modes (default: the source file); a
+    # transpiled language's harness loads what its compiler wrote.
+    harness_program: str = ""
+
+    @property
+    def image_name(self) -> str:
+        return self.image or self.name
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.name
+
+    @property
+    def compiled(self) -> bool:
+        return bool(self.compile_argv)
+
+    def environment(self) -> dict[str, str]:
+        return {**BASE_ENV, **self.env}
+
+    def source_file(self, code: str) -> str:
+        if self.image_name == "java":
+            return java_class_name(code) + ".java"
+        return self.source_name
+
+    def main_argv(self, code: str, memory_mb: int) -> list[str]:
+        values = {"memory_mb": str(memory_mb), "main_class": java_class_name(code)}
+        return [part.format(**values) for part in self.run_argv]
+
+    def compile_command(self, code: str) -> list[str]:
+        return [part.format(source=self.source_file(code)) for part in self.compile_argv]
+
+
+_JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")
+_JAVA_CLASS = re.compile(r"class\s+([A-Za-z_$][\w$]*)")
+_JAVA_CLASS_WORD = re.compile(r"\bclass\b")
+_JAVA_MAIN = re.compile(r"static\s+void\s+main\s*\(")
+
+
+def java_class_name(code: str) -> str:
+    """The class javac needs in a file of its own name: the public one, else the one with main."""
+    public = _JAVA_PUBLIC_CLASS.search(code)
+    if public is not None:
+        return public[1]
+    return _main_class(code) or "Main"
+
+
+def _main_class(code: str) -> str | None:
+    """The first class declaration whose body, up to the next ``class`` keyword, declares
+    ``static void main(``. Each search starts where the last one stopped, so the source is read
+    in linear time (one pattern over it all took 5 s on "class " + "a" * 80000, holding the GIL)."""
+    brace = main = word = -1  # the first "{", main and class keyword found past a point
+    for declared in _JAVA_CLASS.finditer(code):
+        if declared.end() > brace:
+            brace = code.find("{", declared.end())
+            if brace < 0:
+                return None
+        if main <= brace:
+            found = _JAVA_MAIN.search(code, brace + 1)
+            if found is None:
+                return None
+            main = found.start()
+        if word <= brace:
+            found = _JAVA_CLASS_WORD.search(code, brace + 1)
+            word = len(code) if found is None else found.start()
+        if main < word:
+            return declared[1]
+    return None

@@ -1,0 +1,77 @@
+"""HumanEval-X's canonical solutions, each run as the whole program its benchmark runs (prompt,
+solution, tests): all AC. On Debian 12's images three C++ were CE (boost/any.hpp twice,
+openssl/md5.h) and JavaScript's MD5 task needed an npm package."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.sandbox.pool import SandboxPool
+
+pytestmark = pytest.mark.integration
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "humaneval-x"
+FILES = {"cpp": "cpp", "java": "java", "javascript": "js", "python": "python"}
+LIMITS = {"time_limit_ms": 10_000, "memory_limit_mb": 512}
+
+
+def _rows(language: str) -> list[dict[str, Any]]:
+    path = DATA / f"{FILES[language]}.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def _program(row: dict[str, Any]) -> str:
+    return row["prompt"] + row["canonical_solution"] + "\n" + row["test"] + "\n"
+
+
+def _judge_all(pool: SandboxPool, language: str, rows: list[dict[str, Any]]) -> list[JobResult]:
+    jobs = [
+        Job(language=language, code=_program(row), tests=[{"output": ""}], limits=LIMITS)
+        for row in rows
+    ]
+    with ThreadPoolExecutor(max_workers=4) as executor:
+        return list(executor.map(pool.judge, jobs))
+
+
+def _failures(rows: list[dict[str, Any]], results: list[JobResult]) -> list[tuple[str, Any]]:
+    failed = []
+    for row, result in zip(rows, results, strict=True):
+        # console.assert only prints: a failed JavaScript check is this line on stderr.
+        asserted = any("Assertion failed" in test.stderr for test in result.tests)
+        if result.verdict is not Verdict.AC or asserted:
+            compiled = result.compile.output[-300:] if result.compile is not None else ""
+            tests = [(test.verdict, test.message, test.stderr[-300:]) for test in result.tests]
+            failed.append((row["task_id"], result.verdict, compiled, tests))
+    return failed
+
+
+@pytest.mark.parametrize("language", sorted(FILES))
+def test_every_canonical_solution_is_accepted(pool: SandboxPool, language: str) -> None:
+    rows = _rows(language)
+    assert len(rows) == 164
+    results = _judge_all(pool, language, rows)
+    assert _failures(rows, results) == []
+
+
+@pytest.mark.parametrize(
+    ("language", "task"),
+    [("cpp", "CPP/137"), ("cpp", "CPP/162"), ("javascript", "JavaScript/162")],
+)
+def test_a_broken_solution_of_the_library_tasks_is_not_accepted(
+    pool: SandboxPool, language: str, task: str
+) -> None:
+    """The tasks that need Boost, OpenSSL or an npm package check their answers: a solution
+    that returns a constant fails (RE from assert, or console.assert's line)."""
+    row = next(row for row in _rows(language) if row["task_id"] == task)
+    wrong = {"cpp": "    return {};\n}\n", "javascript": "  return 'x'\n}\n"}[language]
+    broken = {**row, "canonical_solution": wrong}
+    [result] = _judge_all(pool, language, [broken])
+    assert _failures([broken], [result]) != []
