@@ -262,6 +262,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 "CGO_ENABLED": "0",
                 "GO111MODULE": "off",
                 "GOTOOLCHAIN": "local",
+                "XDG_CONFIG_HOME": "/opt/judge/go-config",
             },
         ),
         _rust("rust", "2021", frozenset({"rs", "rust2021"})),
