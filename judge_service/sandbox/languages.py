@@ -270,7 +270,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="pypy",
             title="PyPy",
-            version="3 (Debian's pypy3)",
+            version="7.3.19 (Python 3.11)",
             aliases=frozenset({"pypy3"}),
             source_name="main.py",
             # A syntax error is CE, as in CPython's zygote, not a runtime error on every test.
