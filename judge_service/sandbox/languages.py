@@ -200,6 +200,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 "CGO_ENABLED": "0",
                 "GO111MODULE": "off",
                 "GOTOOLCHAIN": "local",
+                "XDG_CONFIG_HOME": "/opt/judge/go-config",
             },
         ),
         _rust("rust", "2021", frozenset({"rs", "rust2021"}), sandbox_fusion="rust"),
@@ -207,7 +208,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         LanguageSpec(
             name="pypy",
             title="PyPy",
-            version="3 (Debian's pypy3)",
+            version="7.3.19 (Python 3.11)",
             aliases=frozenset({"pypy3"}),
             source_name="main.py",
             # A syntax error is CE, as in CPython's zygote, not a runtime error on every test.

@@ -20,6 +20,10 @@ pytestmark = pytest.mark.integration
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "humaneval-x"
 FILES = {"cpp": "cpp", "java": "java", "javascript": "js", "python": "python"}
 LIMITS = {"time_limit_ms": 10_000, "memory_limit_mb": 512}
+# The dataset's own solutions that fail its console.assert checks (112 returns ``(z, false)``,
+# the comma operator; 155 counts no digit in 0): AC, as HumanEval-X scores them (console.assert
+# does not stop the program), but they print the failed assertions.
+WRONG_IN_DATASET = {"JavaScript/112", "JavaScript/155"}
 
 
 def _rows(language: str) -> list[dict[str, Any]]:
@@ -46,6 +50,8 @@ def _failures(rows: list[dict[str, Any]], results: list[JobResult]) -> list[tupl
     for row, result in zip(rows, results, strict=True):
         # console.assert only prints: a failed JavaScript check is this line on stderr.
         asserted = any("Assertion failed" in test.stderr for test in result.tests)
+        if row["task_id"] in WRONG_IN_DATASET:
+            asserted = not asserted
         if result.verdict is not Verdict.AC or asserted:
             compiled = result.compile.output[-300:] if result.compile is not None else ""
             tests = [(test.verdict, test.message, test.stderr[-300:]) for test in result.tests]
@@ -59,6 +65,18 @@ def test_every_canonical_solution_is_accepted(pool: SandboxPool, language: str) 
     assert len(rows) == 164
     results = _judge_all(pool, language, rows)
     assert _failures(rows, results) == []
+
+
+@pytest.mark.parametrize(
+    ("language", "task"),
+    [("cpp", "CPP/22"), ("cpp", "CPP/137"), ("cpp", "CPP/162"), ("javascript", "JavaScript/162")],
+)
+def test_the_tasks_that_need_libraries_are_accepted(
+    pool: SandboxPool, language: str, task: str
+) -> None:
+    """Boost's any (twice), OpenSSL's MD5 and npm's js-md5."""
+    rows = [row for row in _rows(language) if row["task_id"] == task]
+    assert _failures(rows, _judge_all(pool, language, rows)) == []
 
 
 @pytest.mark.parametrize(

@@ -223,7 +223,7 @@ def test_one_language_table_names_every_language_once() -> None:
             assert seen.setdefault(label, name) == name, f"{label} names two languages"
             assert canonical_language(f" {label.upper()} ") == name
             assert name in language_labels(label)
-        # Every language of the table has its image.
+        # Every language of the table has its image (a variant, its language's).
         root = Path(__file__).resolve().parents[2]
         assert (root / "sandbox_images" / spec.image_name / "Dockerfile").is_file()
     assert canonical_language("cobol") is None
