@@ -1,7 +1,7 @@
 """Toy problems, a tiny policy and its SFT warm-up for ``grpo_demo.py``.
 
 Each problem reads n and prints a number; it comes in four families, each with a constant c
-in 2..9 that the prompt names. Every family has a slow shape (a loop over 1..n: O(n)) and a
+in 2..25 that the prompt names. Every family has a slow shape (a loop over 1..n: O(n)) and a
 fast one (a closed formula: O(1), the declared optimal class), and a buggy version of each
 (an off-by-one loop, a float division). The policy is a 2-layer Qwen2 built from a config;
 its tokenizer is a byte-level BPE trained here plus one token per code fragment, so an answer
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 FAMILIES = ("scaled_sum", "multiples", "shifted_sum", "repeat")
-DIGITS = tuple(range(2, 10))
+CONSTANTS = tuple(range(2, 26))
 _SIZES = (1, 4, 9, 10, 37, 100, 999, 2520)
 
 
@@ -71,22 +71,20 @@ class Toy:
             body = f"print({formula[shape == 'fast_bug']})\n"
         else:
             stop = "n" if shape == "slow_bug" else "n+1"
-            body = (
-                f"s=0\nfor i in range(1,{stop}):\n    s+={term.get(self.family, str(c))}\nprint(s)\n"
-            )
+            body = f"s=0\nfor i in range(1,{stop}):\n    s+={term.get(self.family, str(c))}\nprint(s)\n"
         return f"```python\nn=int(input())\n{body}```"
 
 
 def toys() -> list[Toy]:
-    return [Toy(family, c) for family in FAMILIES for c in DIGITS]
+    return [Toy(family, c) for family in FAMILIES for c in CONSTANTS]
 
 
 def split(seed: int = 0) -> tuple[list[Toy], list[Toy]]:
-    """(training, held-out): two constants of each family held out."""
+    """(seen, held-out): four constants of each family held out (never in SFT or GRPO)."""
     rng = random.Random(seed)
     held: list[Toy] = []
     for family in FAMILIES:
-        held += [Toy(family, c) for c in rng.sample(DIGITS, 2)]
+        held += [Toy(family, c) for c in rng.sample(CONSTANTS, 4)]
     return [toy for toy in toys() if toy not in held], held
 
 
@@ -116,6 +114,9 @@ _FRAGMENTS = sorted(
         "*n",
         "*(n+1)",
         "\n",
+        # Each constant one token, the same in the prompt and the code: copying it is then
+        # copying a token.
+        *(str(c) for c in CONSTANTS),
     },
     key=len,
     reverse=True,
@@ -187,7 +188,7 @@ def sft(model: Any, tokenizer: Any, rows: list[tuple[str, str]], steps: int, out
     targets = torch.tensor([t + [-100] * (width - len(t)) for t in labels])
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3)
     for step in range(steps):
-        batch = torch.randint(0, len(sequences), (128,))
+        batch = torch.randint(0, len(sequences), (64,))
         loss = model(input_ids=ids[batch], attention_mask=mask[batch], labels=targets[batch]).loss
         optimiser.zero_grad()
         loss.backward()
