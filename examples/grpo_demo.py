@@ -123,7 +123,7 @@ def main() -> None:
             group_size=8,
             prompts_per_step=8,
             max_new_tokens=24,
-            learning_rate=1e-3,
+            learning_rate=5e-4,
             loss_type="dapo",
             epsilon_high=0.28,
             stage1_steps=args.stage1_steps,
@@ -137,10 +137,11 @@ def main() -> None:
 
         def show(report: StepReport) -> None:
             v = report.values
+            optimal = v["time_optimal"]
             print(
                 f"step {report.step:3d}/{report.total_steps} stage {report.stage} "
                 f"reward {v['reward']:.3f} pass {v['pass_rate']:.2f} "
-                f"time-optimal {v['time_optimal'] if v['time_optimal'] is None else round(v['time_optimal'], 2)} "
+                f"time-optimal {'-' if optimal is None else round(optimal, 2)} "
                 f"loss {v['loss']:+.4f} ({time.monotonic() - started:.0f} s)",
                 flush=True,
             )

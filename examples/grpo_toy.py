@@ -71,7 +71,8 @@ class Toy:
             body = f"print({formula[shape == 'fast_bug']})\n"
         else:
             stop = "n" if shape == "slow_bug" else "n+1"
-            body = f"s=0\nfor i in range(1,{stop}):\n    s+={term.get(self.family, str(c))}\nprint(s)\n"
+            add = term.get(self.family, str(c))
+            body = f"s=0\nfor i in range(1,{stop}):\n    s+={add}\nprint(s)\n"
         return f"```python\nn=int(input())\n{body}```"
 
 
@@ -158,7 +159,7 @@ def tiny_policy(seed: int = 0) -> tuple[Any, Any]:
 
 
 # The SFT mixture: a weak coder that mostly loops, often with a bug.
-MIXTURE = {"slow": 0.34, "slow_bug": 0.34, "fast": 0.08, "fast_bug": 0.24}
+MIXTURE = {"slow": 0.40, "slow_bug": 0.35, "fast": 0.15, "fast_bug": 0.10}
 
 
 def sft_rows(problems: list[Toy], per_problem: int, seed: int = 0) -> list[tuple[str, str]]:
