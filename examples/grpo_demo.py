@@ -90,8 +90,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("grpo-demo"))
     parser.add_argument("--url", help="a running judge service (default: start one)")
     parser.add_argument("--sft-steps", type=int, default=500)
-    parser.add_argument("--stage1-steps", type=int, default=30)
-    parser.add_argument("--stage2-steps", type=int, default=30)
+    parser.add_argument("--stage1-steps", type=int, default=50)
+    parser.add_argument("--stage2-steps", type=int, default=40)
     parser.add_argument("--train-problems", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -128,6 +128,8 @@ def main() -> None:
             epsilon_high=0.28,
             stage1_steps=args.stage1_steps,
             stage2_steps=args.stage2_steps,
+            # Problems the policy outgrew (k > 5) leave, those it now sometimes solves join.
+            filter_every=10,
             eval_every=10,
             eval_samples=8,
             seed=args.seed,

@@ -50,6 +50,7 @@ def masked_advantages(
 def reward_stats(rewards: list[SampleReward]) -> dict[str, float | None]:
     judged = [r for r in rewards if r.total is not None]
     passed = [r for r in judged if r.passed]
+    classed = [r for r in passed if r.time_optimal is not None]
     count = max(len(judged), 1)
     return {
         "reward": sum(r.total or 0.0 for r in judged) / count,
@@ -58,7 +59,9 @@ def reward_stats(rewards: list[SampleReward]) -> dict[str, float | None]:
         "time": sum(r.time for r in judged) / count,
         "pass_rate": len(passed) / count,
         # Among passing solutions: the share in the problem's optimal class.
-        "time_optimal": sum(r.time_optimal for r in passed) / len(passed) if passed else None,
+        "time_optimal": (
+            sum(bool(r.time_optimal) for r in classed) / len(classed) if classed else None
+        ),
         "system_errors": float(len(rewards) - len(judged)),
     }
 

@@ -24,7 +24,9 @@ class SampleReward:
     correctness: float = 0.0
     time: float = 0.0
     passed: bool = False
-    time_optimal: bool = False  # passed, and in the problem's optimal class or better
+    # Passed, and in the problem's optimal class or better; None when no complexity was judged
+    # (stage 1 does not ask for one).
+    time_optimal: bool | None = None
 
 
 def judge_options(stage: int) -> JudgeOptions:
@@ -36,7 +38,7 @@ def stage_reward(result: Result, stage: int) -> SampleReward:
         return SampleReward(total=None)
     reward = result.reward
     passed = result.accepted
-    optimal = passed and result.complexity is not None and result.complexity.meets_reference
+    optimal = None if result.complexity is None else passed and result.complexity.meets_reference
     time = reward.time if stage == 2 and passed else 0.0
     return SampleReward(
         total=reward.format + reward.correctness + time,
