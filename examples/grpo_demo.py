@@ -89,7 +89,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("grpo-demo"))
     parser.add_argument("--url", help="a running judge service (default: start one)")
-    parser.add_argument("--sft-steps", type=int, default=500)
+    parser.add_argument("--sft-steps", type=int, default=800)
+    parser.add_argument("--sft-per-problem", type=int, default=12)
     parser.add_argument("--stage1-steps", type=int, default=50)
     parser.add_argument("--stage2-steps", type=int, default=40)
     parser.add_argument("--train-problems", type=int, default=32)
@@ -109,7 +110,13 @@ def main() -> None:
     if not (model_dir / "config.json").exists():
         print("SFT warm-up:")
         model, tokenizer = tiny_policy(args.seed)
-        sft(model, tokenizer, sft_rows(seen, 6, args.seed), args.sft_steps, model_dir)
+        sft(
+            model,
+            tokenizer,
+            sft_rows(seen, args.sft_per_problem, args.seed),
+            args.sft_steps,
+            model_dir,
+        )
 
     with judge_service(args.url, out) as url:
         with JudgeClient(url) as client:
