@@ -53,8 +53,8 @@ _PANELS = (
 
 
 def plot_curves(metrics: Path, png: Path) -> bool:
-    """Draws the reward components, pass rates (train and held-out) and loss; stage switches
-    are vertical lines. False when matplotlib is missing or nothing was logged."""
+    """Draws the reward components, pass rates (train and held-out) and loss; the stage switch
+    is a vertical line. False when matplotlib is missing or nothing was logged."""
     records = read_records(metrics)
     if not records:
         return False
@@ -66,7 +66,10 @@ def plot_curves(metrics: Path, png: Path) -> bool:
     except ImportError:
         logger.warning("matplotlib is not installed: no %s", png)
         return False
-    switches = [r["step"] for r in records if r["kind"] == "filter" and r.get("stage") == 2]
+    # Where stage 2 began: its first train step follows the last stage-1 one.
+    stage_one = [r["step"] for r in records if r["kind"] == "train" and r.get("stage") == 1]
+    stage_two = [r["step"] for r in records if r["kind"] == "train" and r.get("stage") == 2]
+    switches = [max(stage_one)] if stage_one and stage_two else []
     figure, axes = plt.subplots(2, 2, figsize=(11, 7))
     for ax, (kind, names, title) in zip(axes.flat, _PANELS, strict=True):
         rows = [r for r in records if r["kind"] == kind]
