@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -91,11 +92,13 @@ def main() -> None:
     parser.add_argument("--url", help="a running judge service (default: start one)")
     parser.add_argument("--sft-steps", type=int, default=800)
     parser.add_argument("--sft-per-problem", type=int, default=12)
-    parser.add_argument("--stage1-steps", type=int, default=50)
-    parser.add_argument("--stage2-steps", type=int, default=40)
+    parser.add_argument("--stage1-steps", type=int, default=30)
+    parser.add_argument("--stage2-steps", type=int, default=50)
     parser.add_argument("--train-problems", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    # A plain SIGTERM would skip the finally that stops the service this started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     torch.set_num_threads(1)  # two shared cores: more threads only contend
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)

@@ -159,7 +159,7 @@ def tiny_policy(seed: int = 0) -> tuple[Any, Any]:
 
 
 # The SFT mixture: a weak coder that mostly loops, often with a bug.
-MIXTURE = {"slow": 0.45, "slow_bug": 0.30, "fast": 0.12, "fast_bug": 0.13}
+MIXTURE = {"slow": 0.42, "slow_bug": 0.33, "fast": 0.14, "fast_bug": 0.11}
 
 
 def sft_rows(problems: list[Toy], per_problem: int, seed: int = 0) -> list[tuple[str, str]]:
