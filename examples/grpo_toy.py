@@ -159,7 +159,7 @@ def tiny_policy(seed: int = 0) -> tuple[Any, Any]:
 
 
 # The SFT mixture: a weak coder that mostly loops, often with a bug.
-MIXTURE = {"slow": 0.42, "slow_bug": 0.33, "fast": 0.14, "fast_bug": 0.11}
+MIXTURE = {"slow": 0.40, "slow_bug": 0.35, "fast": 0.15, "fast_bug": 0.10}
 
 
 def sft_rows(problems: list[Toy], per_problem: int, seed: int = 0) -> list[tuple[str, str]]:
