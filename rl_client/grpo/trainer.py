@@ -108,6 +108,8 @@ class Trainer:
         self.rollout = make_rollout(
             self.policy, config.model, config.rollout_backend, config.max_new_tokens
         )
+        if checkpoint is not None:
+            self.rollout.sync_weights()  # vLLM loaded the starting model, not the checkpoint
         pad = self.policy.tokenizer.pad_token_id
         self.pad = int(pad if pad is not None else min(self.policy.stop_ids, default=0))
         self.metrics = MetricsLog(self.out, config.tensorboard)

@@ -38,7 +38,7 @@ def test_judge_train_one_step_per_stage(service: ApiServer, tmp_path: Path) -> N
         "stage1_steps: 1\nstage2_steps: 1\nfilter_n: 4\nfilter_kmax: 3\neval_every: 0\n"
         "eval_samples: 2\nbeta: 0.04\ngrad_accum: 2\ndevice: cpu\n"
     )
-    command = [sys.executable, "-m", "judge_service", "train", str(config), "--quiet"]
+    command = [sys.executable, "-m", "judge_service", "train", str(config)]
     started = time.monotonic()
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     print(f"judge train took {time.monotonic() - started:.1f} s")
