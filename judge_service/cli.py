@@ -19,7 +19,7 @@ from judge_service.sandbox.images import LANGUAGES, build_images
 from judge_service.sandbox.models import Checker, CheckerKind, Job, JobResult, Limits, TestMode
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings, get_settings
-from rl_client.cli import filter_command, sft_filter_command
+from rl_client.cli import filter_command, sft_filter_command, train_command
 
 app = typer.Typer(help="Code-execution judge and complexity-reward service.", no_args_is_help=True)
 images_app = typer.Typer(help="Sandbox images.", no_args_is_help=True)
@@ -28,6 +28,7 @@ app.add_typer(complexity_app, name="complexity")
 # The data filters are rl_client's (they speak HTTP to a running service).
 app.command("filter")(filter_command)
 app.command("sft-filter")(sft_filter_command)
+app.command("train")(train_command)
 console = Console()
 
 

@@ -67,10 +67,31 @@ class LocalPolicy:
         max_tokens: int = 256,
         seed: int | None = None,
     ) -> list[Generated]:
+        rows = self.generate_ids(
+            self.prompt_ids(prompt),
+            n=n,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
+        return [self._decode(row) for row in rows]
+
+    def generate_ids(
+        self,
+        ids: list[int],
+        *,
+        n: int = 1,
+        temperature: float = 1.0,
+        top_p: float = 1.0,
+        max_tokens: int = 256,
+        seed: int | None = None,
+    ) -> list[list[int]]:
+        """``n`` continuations of the token ids ``ids``, each as generated (through its stop
+        token, padding after it removed)."""
         import torch
         from transformers import GenerationConfig
 
-        ids = self.prompt_ids(prompt)
         pad = self.tokenizer.pad_token_id
         sampling = temperature > 0
         config = GenerationConfig(
@@ -90,7 +111,12 @@ class LocalPolicy:
             output = self.model.generate(
                 input_ids=inputs, attention_mask=torch.ones_like(inputs), generation_config=config
             )
-        return [self._decode([int(t) for t in row[len(ids) :]]) for row in output]
+        rows = []
+        for row in output:
+            tokens = [int(t) for t in row[len(ids) :]]
+            stop = next((i for i, token in enumerate(tokens) if token in self.stop_ids), None)
+            rows.append(tokens if stop is None else tokens[: stop + 1])
+        return rows
 
     def _decode(self, tokens: list[int]) -> Generated:
         stop = next((i for i, token in enumerate(tokens) if token in self.stop_ids), None)

@@ -16,11 +16,12 @@ from rich.table import Table
 from rl_client.aclient import AsyncJudgeClient
 from rl_client.client import JudgeClient
 from rl_client.errors import JudgeClientError
+from rl_client.grpo.cli import train_command
 from rl_client.kofn import KofnConfig, KofnSummary, kofn_filter
 from rl_client.sampling import LocalSampler, OpenAISampler, SamplingParams
 from rl_client.sft import SftSummary, sft_filter
 
-__all__ = ["app", "filter_command", "main", "sft_filter_command"]
+__all__ = ["app", "filter_command", "main", "sft_filter_command", "train_command"]
 
 console = Console(stderr=True)
 
@@ -197,6 +198,7 @@ def _print_histogram(histogram: list[int], kmin: int, kmax: int) -> None:
 app = typer.Typer(help="Judge-service client tools.", no_args_is_help=True)
 app.command("filter")(filter_command)
 app.command("sft-filter")(sft_filter_command)
+app.command("train")(train_command)
 
 
 def main() -> None:
