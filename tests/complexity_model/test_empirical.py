@@ -209,6 +209,31 @@ def test_a_candidate_a_log_factor_slower_keeps_its_own_class() -> None:
     assert judged.evidence()["relative_to_reference"]["same_growth"] is False
 
 
+def _parse_and_sort(noise: random.Random, n_max: int = 41285) -> list[Point]:
+    """Linear parsing plus an n log n sort, 10% noise per point: the distinct-values solution
+    as CI timed it (the log factor is a fifth of the time at the largest size)."""
+    return [
+        Point(n, (1.1e-5 + 2e-7 * n + 1.2e-8 * n * math.log2(n)) * math.exp(noise.gauss(0, 0.1)))
+        for n in geometric_sizes(1 << 18)
+        if n <= n_max
+    ]
+
+
+def test_a_program_keeps_pace_with_its_own_noisy_curve() -> None:
+    noise = random.Random(7)
+    same = slower = 0
+    for _ in range(40):
+        reference = _parse_and_sort(noise)
+        again = fit_like_reference(_parse_and_sort(noise), reference)
+        same += again is not None and again.same_growth
+        logs = [Point(p.n, p.seconds * math.log2(p.n + 1)) for p in _parse_and_sort(noise)]
+        log_slower = fit_like_reference(logs, reference)
+        slower += log_slower is not None and log_slower.same_growth
+    # Raw interpolation of the reference: 1 of 40 (the noise of both curves in one residual).
+    assert same >= 34
+    assert slower == 0
+
+
 def test_a_reference_that_does_not_grow_is_no_model_of_growth() -> None:
     flat = [Point(n, 1e-6) for n in geometric_sizes(1 << 10)]
     assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat) is None
