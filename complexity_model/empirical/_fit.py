@@ -249,8 +249,8 @@ def _smoothed(logs: list[tuple[float, float]]) -> list[tuple[float, float]]:
     the candidate's: interpolating the raw points adds it to the candidate's residuals: at 10% noise
     per point, a program dominated by linear parsing with an n log n sort (the benchmark's
     distinct-values solution) compared with its own curve lost to a ladder class in 80 of 100
-    simulated runs (smoothed: 6), and CI's noise then read it as O(n). A power law is a straight line in log-log, so the
-    smoothing leaves a class's shape alone."""
+    simulated runs (smoothed: 6), and CI's noise then read it as O(n). A power law is a
+    straight line in log-log, so the smoothing leaves a class's shape alone."""
     smoothed = []
     for i, (x, _) in enumerate(logs):
         near = logs[max(0, i - _SMOOTH_HALF) : i + _SMOOTH_HALF + 1]
