@@ -60,6 +60,7 @@ def complexity_problem(problem: Problem) -> ComplexityProblem:
         mode=problem.mode,
         entry_point=problem.entry_point,
         input_generator=problem.input_generator,
+        tests=[] if problem.input_generator else problem.tests,
         reference=(
             None
             if reference is None

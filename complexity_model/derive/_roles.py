@@ -1,0 +1,97 @@
+"""What each integer read from a stdin line becomes in a derived input of size n.
+
+A count (an integer some later row, string or block count reads) grows to n, except one that
+counts blocks holding something that grows themselves: those stay at the fewest the tests
+show (usually one test case, then of size n). An integer that is never more than an earlier
+growing count keeps one of its observed ratios to it (``k <= n``). When nothing in the input
+grows, the integers that vary across the tests are the size (the input is n itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from complexity_model.derive._values import int_spec
+
+__all__ = ["assign_roles"]
+
+
+def _walk(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        if node["node"] == "repeat":
+            yield from _walk(node["body"])
+
+
+def _ref(node: dict[str, Any]) -> str | None:
+    if node["node"] == "repeat":
+        return str(node["ref"])
+    if node["node"] in ("row", "str"):
+        length = node["value"].get("len")
+        if isinstance(length, dict) and "ref" in length:
+            return str(length["ref"])
+    return None
+
+
+def _free(node: dict[str, Any]) -> bool:
+    """A row or string whose length grows without a count."""
+    return node["node"] in ("row", "str") and node["value"].get("len") == "n"
+
+
+def assign_roles(spec: dict[str, Any]) -> dict[str, Any] | None:
+    nodes = spec["nodes"]
+    counted = {ref for node in _walk(nodes) if (ref := _ref(node))}
+    # Counts of blocks that hold a count or a free length of their own stay small.
+    blocks = {
+        node["ref"]
+        for node in _walk(nodes)
+        if node["node"] == "repeat"
+        and any(_ref(inner) or _free(inner) for inner in _walk(node["body"]))
+    }
+    growing = (counted - blocks) or set()
+    anything_grows = bool(growing) or any(_free(node) for node in _walk(nodes))
+    for node in _walk(nodes):
+        if node["node"] != "line":
+            continue
+        for field in node["fields"]:
+            if "values" in field:
+                _role(field, counted, blocks, growing, anything_grows)
+            field.pop("scope", None)
+    if not anything_grows and not any(
+        field.get("role") == "count"
+        for node in _walk(nodes)
+        if node["node"] == "line"
+        for field in node["fields"]
+    ):
+        return None  # nothing grows: no size to time at
+    return spec
+
+
+def _role(
+    field: dict[str, Any],
+    counted: set[str],
+    blocks: set[str],
+    growing: set[str],
+    anything_grows: bool,
+) -> None:
+    values: list[int] = field.pop("values")
+    fid = field["id"]
+    if fid in blocks:
+        field.update(role="fixed", value=max(1, min(values)))
+        return
+    if fid in counted:
+        field["role"] = "count"
+        return
+    if not anything_grows:
+        if len(set(values)) > 1:
+            field["role"] = "count"
+        else:
+            field.update(role="fixed", value=values[0])
+        return
+    for ref, bounds in reversed(field.get("scope", ())):
+        if ref in growing and ref != fid and all(0 <= v <= b for v, b in zip(values, bounds)):
+            ratios = sorted({round(v / b, 3) for v, b in zip(values, bounds) if b})
+            field.update(role="below", ref=ref, ratios=ratios or [1.0], min=min(values))
+            return
+    field["value"] = int_spec(values)
