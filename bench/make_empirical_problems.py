@@ -6,7 +6,7 @@ four example tests (the generator's inputs at n = 3, 5, 6 and 8, each with the r
 answer, as a statement's examples would be) and its labelled solutions. ``judge complexity
 evaluate --backend empirical --derive`` drops the generators and derives them from the tests.
 
-    .venv/bin/python bench/make_empirical_problems.py [--out complexity_model/data/empirical_problems.jsonl]
+    .venv/bin/python bench/make_empirical_problems.py [--out PATH]
 """
 
 from __future__ import annotations
@@ -21,13 +21,22 @@ from typing import Any
 
 from complexity_model.empirical.problems import BENCHMARK, Case, problem_of
 
-OUT = Path(__file__).resolve().parent.parent / "complexity_model" / "data" / "empirical_problems.jsonl"
+OUT = (
+    Path(__file__).resolve().parent.parent
+    / "complexity_model"
+    / "data"
+    / "empirical_problems.jsonl"
+)
 
 
 def _answer(case: Case, reference: str, value: Any) -> Any:
     if case.entry_point is None:
         done = subprocess.run(
-            [sys.executable, "-c", reference], input=value, capture_output=True, text=True, check=True
+            [sys.executable, "-c", reference],
+            input=value,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return done.stdout
     namespace: dict[str, Any] = {"__name__": "solution"}
@@ -53,7 +62,11 @@ def _row(case: Case) -> dict[str, Any]:
         {"language": language, "label": label, "code": code}
         for language, label, code in case.pairs()
     ]
-    return {**problem.model_dump(mode="json", exclude={"tests"}), "tests": tests, "solutions": solutions}
+    return {
+        **problem.model_dump(mode="json", exclude={"tests"}),
+        "tests": tests,
+        "solutions": solutions,
+    }
 
 
 def main() -> None:

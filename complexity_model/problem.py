@@ -2,9 +2,9 @@
 
 The judges never judge a problem's tests or see its time limit: the static analyser reads its
 mode and entry point; the empirical judge also runs its input generator (or one derived from
-the tests' inputs, :mod:`complexity_model.derive`, when the problem has none), times its reference solution,
-compares answers the way its checker does and names its optimal class when a candidate grows
-as the reference does. The service adapts its own problem to this type
+the tests' inputs, :mod:`complexity_model.derive`, when the problem has none), times its
+reference solution, compares answers the way its checker does and names its optimal class
+when a candidate grows as the reference does. The service adapts its own problem to this type
 (``judge_service.complexity``); the benchmark and the plot command build one directly. A JSON
 problem as the service takes it parses as one (the fields read here; the rest is ignored).
 """

@@ -39,25 +39,39 @@ def _free(node: dict[str, Any]) -> bool:
     return node["node"] in ("row", "str") and node["value"].get("len") == "n"
 
 
+def _own(repeat: dict[str, Any]) -> bool:
+    """Whether a block holds a count read inside it, or a length no count gives."""
+    inside = {
+        field["id"]
+        for node in _walk(repeat["body"])
+        if node["node"] == "line"
+        for field in node["fields"]
+    }
+    return any(_ref(node) in inside or _free(node) for node in _walk(repeat["body"]))
+
+
 def assign_roles(spec: dict[str, Any]) -> dict[str, Any] | None:
     nodes = spec["nodes"]
     counted = {ref for node in _walk(nodes) if (ref := _ref(node))}
-    # Counts of blocks that hold a count or a free length of their own stay small.
-    blocks = {
-        node["ref"]
+    # Counts of blocks that hold a count or a free length of their own stay small (T test
+    # cases); blocks whose lengths an outer count gives (the rows of an n x m grid) grow.
+    blocks = {node["ref"] for node in _walk(nodes) if node["node"] == "repeat" and _own(node)}
+    fields = [
+        field
         for node in _walk(nodes)
-        if node["node"] == "repeat"
-        and any(_ref(inner) or _free(inner) for inner in _walk(node["body"]))
-    }
-    growing = (counted - blocks) or set()
+        if node["node"] == "line"
+        for field in node["fields"]
+        if "values" in field
+    ]
+    # An integer that bounds later integers (vertices for edges, n for k <= n) is a size too.
+    bounds = {bound for field in fields if (bound := _bound(field)) is not None}
+    growing = (counted | bounds) - blocks
     anything_grows = bool(growing) or any(_free(node) for node in _walk(nodes))
-    for node in _walk(nodes):
-        if node["node"] != "line":
-            continue
-        for field in node["fields"]:
-            if "values" in field:
-                _role(field, counted, blocks, growing, anything_grows)
-            field.pop("scope", None)
+    for field in fields:
+        _role(field, counted, blocks, growing, anything_grows)
+    for field in fields:
+        field.pop("scope", None)
+        field.pop("values", None)
     if not anything_grows and not any(
         field.get("role") == "count"
         for node in _walk(nodes)
@@ -68,6 +82,17 @@ def assign_roles(spec: dict[str, Any]) -> dict[str, Any] | None:
     return spec
 
 
+def _bound(field: dict[str, Any]) -> str | None:
+    """The latest earlier integer that every value of the field stays within, if any."""
+    values = field["values"]
+    for ref, bounds in reversed(field.get("scope", ())):
+        if ref == field["id"] or max(bounds, default=0) < 2:
+            continue
+        if all(0 <= v <= b for v, b in zip(values, bounds, strict=True)):
+            return str(ref)
+    return None
+
+
 def _role(
     field: dict[str, Any],
     counted: set[str],
@@ -75,12 +100,12 @@ def _role(
     growing: set[str],
     anything_grows: bool,
 ) -> None:
-    values: list[int] = field.pop("values")
+    values: list[int] = field["values"]
     fid = field["id"]
     if fid in blocks:
         field.update(role="fixed", value=max(1, min(values)))
         return
-    if fid in counted:
+    if fid in growing:
         field["role"] = "count"
         return
     if not anything_grows:
@@ -90,8 +115,12 @@ def _role(
             field.update(role="fixed", value=values[0])
         return
     for ref, bounds in reversed(field.get("scope", ())):
-        if ref in growing and ref != fid and all(0 <= v <= b for v, b in zip(values, bounds)):
-            ratios = sorted({round(v / b, 3) for v, b in zip(values, bounds) if b})
+        if (
+            ref in growing
+            and ref != fid
+            and all(0 <= v <= b for v, b in zip(values, bounds, strict=True))
+        ):
+            ratios = sorted({round(v / b, 3) for v, b in zip(values, bounds, strict=True) if b})
             field.update(role="below", ref=ref, ratios=ratios or [1.0], min=min(values))
             return
     field["value"] = int_spec(values)

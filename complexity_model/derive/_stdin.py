@@ -28,6 +28,7 @@ __all__ = ["stdin_spec"]
 Lines = list[list[str]]
 Scope = tuple[tuple[str, tuple[int, ...]], ...]
 """Counts read so far: (field id, its value in each stream)."""
+_Parse = tuple[float, list[dict[str, Any]]]
 _FREE_COST = 3  # a length no count explains is less of an explanation
 _MAX_STATES = 4000
 
@@ -52,18 +53,24 @@ class _Parser:
         self.ids = itertools.count()
         self.states = 0
 
-    def seq(self, streams: list[Lines], pos: tuple[int, ...], scope: Scope) -> tuple[float, list]:
+    def seq(self, streams: list[Lines], pos: tuple[int, ...], scope: Scope) -> _Parse:
         """(cost, nodes) of the cheapest parse of every stream from ``pos`` to its end."""
-        memo: dict[tuple[tuple[int, ...], Scope], tuple[float, list[Any]]] = {}
+        memo: dict[tuple[tuple[int, ...], Scope], _Parse] = {}
         return self._seq(streams, pos, scope, memo)
 
-    def _seq(self, streams: list[Lines], pos: tuple[int, ...], scope: Scope, memo: dict) -> Any:
+    def _seq(
+        self,
+        streams: list[Lines],
+        pos: tuple[int, ...],
+        scope: Scope,
+        memo: dict[tuple[tuple[int, ...], Scope], _Parse],
+    ) -> _Parse:
         key = (pos, scope)
         if key in memo:
             return memo[key]
         memo[key] = (float("inf"), [])  # a cycle is no parse
         ended = [p == len(s) for p, s in zip(pos, streams, strict=True)]
-        best: tuple[float, list[Any]] = (float("inf"), [])
+        best: _Parse = (float("inf"), [])
         if all(ended):
             best = (0.0, [])
         elif not any(ended) and self.states < _MAX_STATES:
@@ -92,7 +99,7 @@ class _Parser:
             if any(values):
                 yield from self._repeats(streams, pos, scope, fid, values)
         widths = {len(line) for line in lines}
-        if len(widths) == 1:
+        if len(widths) == 1 and not _growing_words(lines):
             yield self._line(lines, step, scope)
         if words:
             spec = infer_value([line[0] for line in lines], inner=True)
@@ -142,6 +149,14 @@ class _Parser:
                 if cost < float("inf"):
                     node = {"node": "repeat", "ref": fid, "body": body}
                     yield 1 + cost, node, tuple(after), scope
+
+
+def _growing_words(lines: Lines) -> bool:
+    """Whether a column of words changes length across the tests (a string that grows)."""
+    for column in zip(*lines, strict=True):
+        if any(_int(token) is None for token in column) and scales([len(t) for t in column]):
+            return True
+    return False
 
 
 def _split(
