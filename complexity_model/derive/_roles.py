@@ -93,6 +93,15 @@ def _bound(field: dict[str, Any]) -> str | None:
     return None
 
 
+def _floor(field: dict[str, Any]) -> str | None:
+    """The latest earlier integer that the field is never below (l then r), if any."""
+    values = field["values"]
+    for ref, lows in reversed(field.get("scope", ())):
+        if ref != field["id"] and all(v >= low for v, low in zip(values, lows, strict=True)):
+            return str(ref) if len(set(lows)) > 1 else None
+    return None
+
+
 def _role(
     field: dict[str, Any],
     counted: set[str],
@@ -122,5 +131,8 @@ def _role(
         ):
             ratios = sorted({round(v / b, 3) for v, b in zip(values, bounds, strict=True) if b})
             field.update(role="below", ref=ref, ratios=ratios or [1.0], min=min(values))
+            floor = _floor(field)
+            if floor is not None:
+                field["floor"] = floor  # l <= r: the order the tests show is kept
             return
     field["value"] = int_spec(values)

@@ -128,7 +128,9 @@ def _field(field: dict[str, Any], n: int, env: dict[str, int]) -> Any:
         return field["value"]
     if role == "below":  # bounded by an earlier count, as the tests show
         bound = int(env[field["ref"]])
-        return max(field.get("min", 1), min(bound, round(bound * random.choice(field["ratios"]))))
+        made = max(field.get("min", 1), min(bound, round(bound * random.choice(field["ratios"]))))
+        floor = int(env.get(field.get("floor", ""), made))
+        return made if made >= floor else random.randint(floor, max(floor, bound))
     return value(field["value"], n, env)
 
 

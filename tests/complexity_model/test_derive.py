@@ -200,3 +200,16 @@ def test_the_judge_shows_the_derived_generator_and_an_authors_still_wins() -> No
 @pytest.mark.parametrize("mode", ["stdin", "function"])
 def test_a_problem_without_tests_gets_no_generator(mode: str) -> None:
     assert derive_spec(mode, []) is None
+
+
+def test_queries_keep_their_order_within_the_array() -> None:
+    spec = _stdin(
+        "5 3\n1 2 3 4 5\n1 3\n2 5\n4 4\n",
+        "4 2\n9 9 9 9\n1 4\n2 3\n",
+        "6 4\n1 1 1 1 1 1\n3 6\n1 1\n2 4\n5 6\n",
+    )
+    for seed in range(5):
+        lines = _lines(_generate(spec, 300, seed))
+        n, q = map(int, lines[0])
+        assert (n, q, len(lines[1]), len(lines)) == (300, 300, 300, 302)
+        assert all(1 <= int(l) <= int(r) <= n for l, r in lines[2:])
