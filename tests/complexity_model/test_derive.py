@@ -212,4 +212,4 @@ def test_queries_keep_their_order_within_the_array() -> None:
         lines = _lines(_generate(spec, 300, seed))
         n, q = map(int, lines[0])
         assert (n, q, len(lines[1]), len(lines)) == (300, 300, 300, 302)
-        assert all(1 <= int(l) <= int(r) <= n for l, r in lines[2:])
+        assert all(1 <= int(lo) <= int(hi) <= n for lo, hi in lines[2:])
