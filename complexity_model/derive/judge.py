@@ -5,8 +5,9 @@
 derived from the tests (:func:`complexity_model.derive.derive_spec`) and validated by the
 problem's reference before any candidate is timed: the reference is measured on the derived
 inputs (which the empirical judge does anyway, once per problem version), and a size where it
-crashes, runs out of time or answers differently on the same input has its input drawn again
-from another seed (the input is discarded), up to a few times; a generator the reference
+crashes or answers differently on the same input has its input drawn again from another seed
+(the input is discarded), up to a few times; where it runs out of time the growth ends, as
+with an author's generator; a generator the reference
 still refuses is not used, and the class is ``unknown`` with the reason. Candidates are then
 timed on the inputs the reference accepted. The derived generator (its spec and source) is in
 the estimate's evidence, and :func:`derive_problem` gives the problem with it, to save back.
@@ -29,6 +30,7 @@ __all__ = ["Derived", "DerivingJudge", "derive_problem"]
 
 _RETRIES = 3
 _AT_SIZE = re.compile(r"at n = (\d+)")
+_TIMED_OUT = re.compile(r"wall time|TLE|time limit|took over")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Derived:
     discarded: list[int] = field(default_factory=list)
     """Sizes whose first input the reference refused (drawn again from another seed)."""
     reason: str = ""
+    """Why there is no generator; with one, what validating it noted."""
 
     def evidence(self) -> dict[str, Any]:
         generator = self.problem.input_generator if self.problem is not None else None
@@ -69,6 +72,10 @@ def derive_problem(
         reference = empirical.reference(derived)
         if not reference.reason:
             return Derived(derived, spec, discarded)
+        if _TIMED_OUT.search(reference.reason):
+            # Running out of time ends the growth where it ends (a busy host stretches the
+            # wall clock too): the input is not wrong, and the sizes before it stand.
+            return Derived(derived, spec, discarded, f"the reference {reference.reason}")
         at = _AT_SIZE.search(reference.reason)
         if at is None or int(at.group(1)) in discarded:
             break

@@ -149,6 +149,7 @@ class _Reference:
 
     def __init__(self, fail_sizes: list[int]) -> None:
         self.fail_sizes = fail_sizes
+        self.reason = "RE"
         self.generators: list[str] = []
 
     def reference(self, problem: ComplexityProblem, answers_only: bool = False) -> Measurement:
@@ -157,6 +158,8 @@ class _Reference:
         measured = Measurement(points, choose_class(points))
         if self.fail_sizes:
             return measured.failed(f"the program failed: at n = {self.fail_sizes.pop(0)}: RE")
+        if self.reason != "RE":
+            return measured.failed(f"the program failed: at n = 9: {self.reason}")
         return measured
 
     def estimate(
@@ -183,6 +186,11 @@ def test_an_input_the_reference_refuses_is_drawn_again_and_said() -> None:
     assert len(fake.generators) == 2
     refused = derive_problem(_problem(), _Reference([8, 8]))  # type: ignore[arg-type]
     assert refused.problem is None and "refused" in refused.reason
+    slow = _Reference([])
+    slow.reason = "the run gave no result in 2.5 s of wall time"
+    timed_out = derive_problem(_problem(), slow)  # type: ignore[arg-type]
+    assert timed_out.problem is not None and timed_out.discarded == []
+    assert "wall time" in timed_out.reason
 
 
 def test_the_judge_shows_the_derived_generator_and_an_authors_still_wins() -> None:
