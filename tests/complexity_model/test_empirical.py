@@ -511,3 +511,15 @@ def test_a_compiled_candidate_that_sleeps_is_stopped_and_earns_no_class(
     assert "sleeps or waits" in str(estimate.evidence)
     # Each of its runs sleeps 0.4 s: measured to the end it took 42 s; the budget stops it.
     assert time.monotonic() - started < 15
+
+
+def test_a_run_without_an_answer_in_its_wall_time_is_censored_not_a_failure(
+    tmp_path: Path,
+) -> None:
+    # A busy host stretches a run's wall time as a sleep does: growth ends, the class stands.
+    program = "import time\nn = int(input())\nif n >= 4:\n    time.sleep(3)\nprint(n)\n"
+    spec = _spec(program, "def generate(n):\n    return f'{n}\\n'\n", cap_s=0.05, repeats=1)
+    output = _run_driver_here(spec, tmp_path)
+    assert not output.error, output.error
+    assert [n for n, *_ in output.points] == [1, 2, 4]
+    assert output.points[-1][2] is True
