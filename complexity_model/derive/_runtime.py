@@ -128,7 +128,8 @@ def _field(field: dict[str, Any], n: int, env: dict[str, int]) -> Any:
         return field["value"]
     if role == "below":  # bounded by an earlier count, as the tests show
         bound = int(env[field["ref"]])
-        made = max(field.get("min", 1), min(bound, round(bound * random.choice(field["ratios"]))))
+        # The bound wins over the smallest value seen: k <= n holds at every n, even n = 1.
+        made = min(bound, max(field.get("min", 1), round(bound * random.choice(field["ratios"]))))
         floor = int(env.get(field.get("floor", ""), made))
         return made if made >= floor else random.randint(floor, max(floor, bound))
     return value(field["value"], n, env)

@@ -77,6 +77,10 @@ def test_a_bound_below_a_count_keeps_its_ratio() -> None:
     for seed in range(5):
         n, k = map(int, _lines(_generate(spec, 1000, seed))[0])
         assert n == 1000 and 1 <= k <= 1000 and k in (500, 1000, 200)
+    window = _stdin("6 3\n1 5 2 8 1 1\n", "5 2\n4 4 1 9 9\n", "4 4\n1 2 3 4\n")
+    for n in (1, 2, 3):  # the smallest k seen is 2, yet k <= n holds
+        first = _lines(_generate(window, n))[0]
+        assert int(first[1]) <= int(first[0]) == n
 
 
 def test_a_string_grows_and_stays_a_palindrome_when_every_test_is_one() -> None:
