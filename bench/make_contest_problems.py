@@ -227,7 +227,7 @@ def main():
     total = 0
     for i in range(n):
         for j in range(n):
-            if all(a[i][j] >= a[i][k] for k in range(n)):
+            if sum(1 for k in range(n) if a[i][k] > a[i][j]) == 0:
                 total += a[i][j]
                 break
     print(total)

@@ -67,8 +67,14 @@ def assign_roles(spec: dict[str, Any]) -> dict[str, Any] | None:
     bounds = {bound for field in fields if (bound := _bound(field)) is not None}
     growing = (counted | bounds) - blocks
     anything_grows = bool(growing) or any(_free(node) for node in _walk(nodes))
+    top = {id(field) for node in nodes if node["node"] == "line" for field in node["fields"]}
     for field in fields:
         _role(field, counted, blocks, growing, anything_grows)
+        if field.get("role") == "below" and id(field) in top:
+            # Read once per input (k of a window): one ratio at every n, or each size would
+            # draw its own and the time would not grow as one curve. Per query, they vary.
+            ratios = field["ratios"]
+            field["ratios"] = [ratios[(len(ratios) - 1) // 2]]
     for field in fields:
         field.pop("scope", None)
         field.pop("values", None)

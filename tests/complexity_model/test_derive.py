@@ -74,9 +74,10 @@ def test_edges_stay_within_the_vertex_count() -> None:
 
 def test_a_bound_below_a_count_keeps_its_ratio() -> None:
     spec = _stdin("6 3\n1 2 3 4 5 6\n", "8 8\n8 7 6 5 4 3 2 1\n", "5 1\n3 3 3 3 3\n")
+    # Read once per input: one ratio (the median seen) at every n, so times grow as one curve.
     for seed in range(5):
         n, k = map(int, _lines(_generate(spec, 1000, seed))[0])
-        assert n == 1000 and 1 <= k <= 1000 and k in (500, 1000, 200)
+        assert (n, k) == (1000, 500)
     window = _stdin("6 3\n1 5 2 8 1 1\n", "5 2\n4 4 1 9 9\n", "4 4\n1 2 3 4\n")
     for n in (1, 2, 3):  # the smallest k seen is 2, yet k <= n holds
         first = _lines(_generate(window, n))[0]
