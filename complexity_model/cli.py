@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 app = typer.Typer(
-    help="Complexity judge: estimate, plot, serve, train, evaluate.", no_args_is_help=True
+    help="Complexity judge: estimate, plot, serve, train, evaluate, derive.", no_args_is_help=True
 )
 
 from complexity_model.evaluate import evaluate  # noqa: E402
@@ -27,3 +27,7 @@ app.command("train")(train_command)
 from complexity_model.empirical.plot import plot_command  # noqa: E402
 
 app.command("plot")(plot_command)
+
+from complexity_model.derive.cli import derive_command  # noqa: E402
+
+app.command("derive")(derive_command)

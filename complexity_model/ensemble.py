@@ -1,12 +1,16 @@
 """The policy the service uses to pick one complexity estimate among the backends.
 
-Empirical timing when the problem has an input generator (it measures the program rather
-than reading it); otherwise the served model when one is configured; otherwise the static
-analyser. A backend that answers ``unknown`` or fails hands over to the next one, so a
-served model that is down degrades to static analysis instead of failing the submission.
-The static analyser runs on every call (milliseconds) as a cross-check. Every signal
-computed is reported in ``evidence["signals"]`` and the one that decided in
-``evidence["decided_by"]``; :func:`judge_service.complexity.to_output` puts both on the wire.
+Empirical timing when the problem has an input generator, or tests and a reference to derive
+one from (:mod:`complexity_model.derive`): it measures the program rather than reading it;
+otherwise the served model when one is configured; otherwise the static analyser. A backend
+that answers ``unknown`` or fails hands over to the next one, so a served model that is down
+degrades to static analysis instead of failing the submission. The static analyser runs on
+every call (milliseconds) as a cross-check: when the deciding backend and it are more than one
+ladder class apart, the result says so (``evidence["disagreement"]``) and its confidence is
+halved. ``unknown`` from every backend is ``unknown``, which earns no R_time
+(:func:`complexity_model.ladder.time_reward` gives None). Every signal computed is reported in
+``evidence["signals"]`` and the one that decided in ``evidence["decided_by"]``;
+:func:`judge_service.complexity.to_output` puts both on the wire.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from complexity_model.ladder import UNKNOWN, ComplexityEstimate
+from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate
 from complexity_model.problem import ComplexityProblem
 from judge_service.sandbox.errors import SandboxError
 
@@ -23,6 +27,9 @@ __all__ = ["Backend", "EnsembleComplexityJudge"]
 
 # Evidence values that are large (timing series, raw model text) are cut in the signal list.
 _MAX_EVIDENCE_CHARS = 2000
+# Two backends more than one class apart: one of them misread the program; which one is not
+# known, so the decision stands with half its confidence.
+_DISAGREEMENT_FACTOR = 0.5
 
 
 class Backend(Protocol):
@@ -49,7 +56,7 @@ class EnsembleComplexityJudge:
         self, code: str, language: str, problem: ComplexityProblem | None = None
     ) -> ComplexityEstimate:
         order: list[Backend] = []
-        if self.empirical is not None and problem is not None and problem.input_generator:
+        if self.empirical is not None and problem is not None and _timeable(problem):
             order.append(self.empirical)
         if self.served is not None:
             order.append(self.served)
@@ -85,12 +92,40 @@ class EnsembleComplexityJudge:
                 method=self.method,
                 evidence={"signals": signals, "decided_by": None},
             )
+        evidence: dict[str, Any] = {"signals": signals, "decided_by": decided.method}
+        confidence = decided.confidence
+        apart = _classes_apart(decided, static)
+        if apart > 1 and static is not None:
+            evidence["disagreement"] = {
+                "decided": decided.predicted,
+                "static": static.predicted,
+                "classes_apart": apart,
+            }
+            confidence *= _DISAGREEMENT_FACTOR
         return ComplexityEstimate(
             predicted=decided.predicted,
-            confidence=decided.confidence,
+            confidence=confidence,
             method=decided.method,
-            evidence={"signals": signals, "decided_by": decided.method},
+            evidence=evidence,
         )
+
+
+def _timeable(problem: ComplexityProblem) -> bool:
+    """An author's generator, or tests and a reference to derive and validate one with."""
+    if problem.input_generator:
+        return True
+    derivable = problem.mode.value != "assert" and problem.reference is not None
+    return derivable and bool(problem.tests)
+
+
+def _classes_apart(decided: ComplexityEstimate, static: ComplexityEstimate | None) -> int:
+    """Ladder steps between the deciding estimate and the static cross-check (0 when either
+    is unknown or static decided itself)."""
+    if static is None or decided is static:
+        return 0
+    if decided.predicted not in LADDER or static.predicted not in LADDER:
+        return 0
+    return abs(LADDER.index(decided.predicted) - LADDER.index(static.predicted))
 
 
 def _run(

@@ -2,7 +2,9 @@
 
 ``python -m complexity_model.evaluate`` or ``judge complexity evaluate``; ``--backend static``
 (default) runs :class:`StaticComplexityJudge`, ``--backend served`` asks a served model
-(``--base-url``, ``--model``). A row's class is its ``complexity`` or else its ``label``; a row
+(``--base-url``, ``--model``), ``--backend empirical`` times the labelled solutions of
+problems in the sandbox (:mod:`._empirical_evaluate`; ``--derive``: with generators derived
+from the tests). A row's class is its ``complexity`` or else its ``label``; a row
 with an ``entry_point`` (:data:`FUNCTION_MODE_DATA`) is judged from that function, as in
 function mode. Prints, per language and overall, exact-class accuracy,
 macro-F1, within-one-class accuracy, per-class precision/recall/F1/support, a confusion
@@ -21,6 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
+from complexity_model._empirical_evaluate import predict_empirical
 from complexity_model._metrics import ClassScores, Report, format_report, score
 from complexity_model.ladder import ComplexityEstimate, normalise_class
 from complexity_model.served import ServedModelJudge
@@ -31,7 +34,7 @@ DEFAULT_DATA = (
 )
 # Hand-written LeetCode and HumanEval style functions and Solution methods, with entry points.
 FUNCTION_MODE_DATA = Path(__file__).resolve().parent / "data" / "function_mode.jsonl"
-BACKENDS = ("static", "served")
+BACKENDS = ("static", "served", "empirical")
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,14 @@ def run_evaluation(
     backend: str = "static",
     base_url: str | None = None,
     model: str | None = None,
+    derive: bool = False,
 ) -> dict[str, Any]:
-    """Predict every row and score per language and overall; returns the numbers as a dict."""
-    estimates, seconds = _predict(rows, backend, base_url, model)
+    """Predict every row and score per language and overall; returns the numbers as a dict.
+    ``empirical``: the rows are problems with labelled ``solutions``, each solution scored."""
+    if backend == "empirical":
+        rows, estimates, seconds = predict_empirical(rows, derive)
+    else:
+        estimates, seconds = _predict(rows, backend, base_url, model)
     groups: dict[str, list[int]] = {}
     for index, row in enumerate(rows):
         groups.setdefault(str(row["language"]), []).append(index)
@@ -141,11 +149,19 @@ def evaluate(
             f"the function-mode set is {FUNCTION_MODE_DATA}",
         ),
     ] = DEFAULT_DATA,
-    backend: Annotated[str, typer.Option("--backend", help="static or served")] = "static",
+    backend: Annotated[
+        str, typer.Option("--backend", help="static, served or empirical (problems with solutions)")
+    ] = "static",
     base_url: Annotated[str | None, typer.Option("--base-url", help="served: base URL")] = None,
     model: Annotated[str | None, typer.Option("--model", help="served: model name")] = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="write the numbers")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N rows")] = None,
+    derive: Annotated[
+        bool,
+        typer.Option(
+            "--derive", help="empirical: drop the authors' generators, derive them from the tests"
+        ),
+    ] = False,
 ) -> None:
     """Score a complexity backend on labelled programs and print the metrics."""
     if backend not in BACKENDS:
@@ -153,8 +169,9 @@ def evaluate(
     if not data.exists():
         raise typer.BadParameter(f"no data file at {data}")
     rows = load_rows(data, limit)
-    results = run_evaluation(rows, backend, base_url, model)
+    results = run_evaluation(rows, backend, base_url, model, derive)
     results["data"] = str(data)
+    results["derived_generators"] = derive
     typer.echo(format_results(results))
     if json_path is not None:
         json_path.write_text(json.dumps(results, indent=2), encoding="utf-8")

@@ -1,9 +1,10 @@
 """What the complexity judges read of a problem.
 
-The judges never see a problem's tests or time limit: the static analyser reads its mode and
-entry point; the empirical judge also runs its input generator, times its reference solution,
-compares answers the way its checker does and names its optimal class when a candidate grows
-as the reference does. The service adapts its own problem to this type
+The judges never judge a problem's tests or see its time limit: the static analyser reads its
+mode and entry point; the empirical judge also runs its input generator (or one derived from
+the tests' inputs, :mod:`complexity_model.derive`, when the problem has none), times its
+reference solution, compares answers the way its checker does and names its optimal class
+when a candidate grows as the reference does. The service adapts its own problem to this type
 (``judge_service.complexity``); the benchmark and the plot command build one directly. A JSON
 problem as the service takes it parses as one (the fields read here; the rest is ignored).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +37,11 @@ class ComplexityProblem(BaseModel):
     entry_point: str | None = Field(None, description="Function name or Solution.method.")
     input_generator: str | None = Field(
         None, description="Python code defining generate(n) -> an input of size n."
+    )
+    tests: list[dict[str, Any] | str] = Field(
+        default_factory=list,
+        description="Only their inputs (stdin) or arguments (function) are read: what a "
+        "derived input generator grows.",
     )
     reference: ReferenceSolution | None = Field(None, description="The optimal solution.")
     optimal_complexity: str | None = Field(None, description='For example "O(n log n)".')

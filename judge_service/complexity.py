@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from complexity_model.derive.judge import DerivingJudge
 from complexity_model.empirical import EmpiricalComplexityJudge, Sandboxes
 from complexity_model.ensemble import EnsembleComplexityJudge
 from complexity_model.ladder import (
@@ -60,6 +61,7 @@ def complexity_problem(problem: Problem) -> ComplexityProblem:
         mode=problem.mode,
         entry_point=problem.entry_point,
         input_generator=problem.input_generator,
+        tests=[] if problem.input_generator else problem.tests,
         reference=(
             None
             if reference is None
@@ -92,7 +94,8 @@ def make_complexity_judge(settings: Settings, pool: Sandboxes | None) -> Service
     """
     empirical = None
     if settings.complexity_empirical and pool is not None:
-        empirical = EmpiricalComplexityJudge(pool)
+        # Problems without an input generator get one derived from their tests.
+        empirical = DerivingJudge(EmpiricalComplexityJudge(pool))
     served = None
     if settings.complexity_model_url and settings.complexity_model_name:
         served = ServedModelJudge(

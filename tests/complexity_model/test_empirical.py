@@ -209,6 +209,31 @@ def test_a_candidate_a_log_factor_slower_keeps_its_own_class() -> None:
     assert judged.evidence()["relative_to_reference"]["same_growth"] is False
 
 
+def _parse_and_sort(noise: random.Random, n_max: int = 41285) -> list[Point]:
+    """Linear parsing plus an n log n sort, 10% noise per point: the distinct-values solution
+    as CI timed it (the log factor is a fifth of the time at the largest size)."""
+    return [
+        Point(n, (1.1e-5 + 2e-7 * n + 1.2e-8 * n * math.log2(n)) * math.exp(noise.gauss(0, 0.1)))
+        for n in geometric_sizes(1 << 18)
+        if n <= n_max
+    ]
+
+
+def test_a_program_keeps_pace_with_its_own_noisy_curve() -> None:
+    noise = random.Random(7)
+    same = slower = 0
+    for _ in range(40):
+        reference = _parse_and_sort(noise)
+        again = fit_like_reference(_parse_and_sort(noise), reference)
+        same += again is not None and again.same_growth
+        logs = [Point(p.n, p.seconds * math.log2(p.n + 1)) for p in _parse_and_sort(noise)]
+        log_slower = fit_like_reference(logs, reference)
+        slower += log_slower is not None and log_slower.same_growth
+    # Raw interpolation of the reference: 1 of 40 (the noise of both curves in one residual).
+    assert same >= 34
+    assert slower == 0
+
+
 def test_a_reference_that_does_not_grow_is_no_model_of_growth() -> None:
     flat = [Point(n, 1e-6) for n in geometric_sizes(1 << 10)]
     assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat) is None
@@ -486,3 +511,15 @@ def test_a_compiled_candidate_that_sleeps_is_stopped_and_earns_no_class(
     assert "sleeps or waits" in str(estimate.evidence)
     # Each of its runs sleeps 0.4 s: measured to the end it took 42 s; the budget stops it.
     assert time.monotonic() - started < 15
+
+
+def test_a_run_without_an_answer_in_its_wall_time_is_censored_not_a_failure(
+    tmp_path: Path,
+) -> None:
+    # A busy host stretches a run's wall time as a sleep does: growth ends, the class stands.
+    program = "import time\nn = int(input())\nif n >= 4:\n    time.sleep(3)\nprint(n)\n"
+    spec = _spec(program, "def generate(n):\n    return f'{n}\\n'\n", cap_s=0.05, repeats=1)
+    output = _run_driver_here(spec, tmp_path)
+    assert not output.error, output.error
+    assert [n for n, *_ in output.points] == [1, 2, 4]
+    assert output.points[-1][2] is True

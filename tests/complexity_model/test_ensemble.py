@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from complexity_model.ensemble import EnsembleComplexityJudge
-from complexity_model.ladder import ComplexityEstimate
-from complexity_model.problem import ComplexityProblem
+from complexity_model.ladder import ComplexityEstimate, time_reward
+from complexity_model.problem import ComplexityProblem, ReferenceSolution
 from complexity_model.static import StaticComplexityJudge
 from judge_service.sandbox.errors import InfrastructureError, SandboxCrashed
 
@@ -107,3 +107,46 @@ def test_nothing_known_is_unknown_with_every_signal() -> None:
     estimate = judge.estimate("this is not code (", "python")
     assert (estimate.predicted, estimate.confidence) == ("unknown", 0.0)
     assert [s["method"] for s in estimate.evidence["signals"]] == ["served", "static"]
+
+
+def test_a_problem_with_tests_and_a_reference_is_timed_without_a_generator() -> None:
+    empirical, served = Recording("empirical"), Recording("served")
+    judge = EnsembleComplexityJudge(StaticComplexityJudge(), empirical, served)
+    with_tests = WITHOUT_GENERATOR.model_copy(
+        update={
+            "tests": [{"input": "3\n", "output": "0\n1\n2\n"}],
+            "reference": ReferenceSolution(language="python", code=LINEAR),
+        }
+    )
+    assert judge.estimate(LINEAR, "python", with_tests).method == "empirical"
+    no_reference = with_tests.model_copy(update={"reference": None})
+    assert judge.estimate(LINEAR, "python", no_reference).method == "served"
+    asserting = ComplexityProblem.model_validate({**with_tests.model_dump(), "mode": "assert"})
+    assert judge.estimate(LINEAR, "python", asserting).method == "served"
+
+
+def test_a_static_cross_check_two_classes_away_is_reported_and_lowers_confidence() -> None:
+    far = Recording("empirical", answer="O(n^3)")  # static reads LINEAR as O(n)
+    estimate = EnsembleComplexityJudge(StaticComplexityJudge(), far).estimate(
+        LINEAR, "python", WITH_GENERATOR
+    )
+    assert estimate.predicted == "O(n^3)" and estimate.confidence == pytest.approx(0.45)
+    assert estimate.evidence["disagreement"] == {
+        "decided": "O(n^3)",
+        "static": "O(n)",
+        "classes_apart": 3,
+    }
+    near = Recording("empirical", answer="O(n log n)")
+    close = EnsembleComplexityJudge(StaticComplexityJudge(), near).estimate(
+        LINEAR, "python", WITH_GENERATOR
+    )
+    assert close.confidence == 0.9 and "disagreement" not in close.evidence
+
+
+def test_unknown_everywhere_earns_no_time_reward() -> None:
+    blank = Recording("empirical", answer="unknown")
+    estimate = EnsembleComplexityJudge(Recording("static", answer="unknown"), blank).estimate(
+        LINEAR, "python", WITH_GENERATOR
+    )
+    assert estimate.predicted == "unknown"
+    assert time_reward(estimate.predicted, "O(n)") is None
