@@ -16,7 +16,8 @@ batched throughput to the better one-at-a-time figure in the same round (goal: a
 a CPU), and whether every answer (raw text and parsed class) equals the reference's.
 
     PYTHONPATH=. .venv/bin/python bench/served_batching.py [--rounds 3] [--requests 32]
-        [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 5] [--threads N] [--random] [--device cpu]
+        [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 5] [--threads N] [--random]
+        [--device cpu]
 """
 
 from __future__ import annotations

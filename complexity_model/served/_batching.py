@@ -6,6 +6,13 @@ batch runs wait for the next one, so under load batches fill without waiting at 
 a request pays at most the window (a few milliseconds against tens of milliseconds of
 decoding). With ``max_batch`` 1 there is no window: requests run one at a time, as before.
 
+Clients that send their next request when an answer comes back (``estimate_many`` with
+``concurrency`` N) would otherwise settle into two half batches that take turns: while one
+runs, the other queues. So after a batch the worker expects its requests' senders back, as
+many as that batch plus those already waiting (at most ``max_batch``), and waits for them up to
+``regroup`` times that batch's duration; a lone client is expected alone and never waits for
+others.
+
 When a batch fails (a GPU out of memory, one malformed row), its requests are run again one
 by one, so one request cannot fail the others; a request that fails alone gets its error.
 """
@@ -49,11 +56,19 @@ class BatchScheduler(Generic[Request, Result]):
         *,
         max_batch: int = 16,
         wait_s: float = 0.005,
+        regroup: float = 0.25,
     ) -> None:
-        if max_batch < 1 or wait_s < 0:
-            raise ValueError(f"max_batch must be >= 1 and wait_s >= 0, got {max_batch}, {wait_s}")
+        if max_batch < 1 or wait_s < 0 or regroup < 0:
+            raise ValueError(
+                f"max_batch must be >= 1, wait_s and regroup >= 0; got {max_batch}, {wait_s}, "
+                f"{regroup}"
+            )
         self.max_batch = max_batch
         self.wait_s = wait_s if max_batch > 1 else 0.0
+        self.regroup = regroup
+        # After a batch: how many requests to expect, and until when to wait for them.
+        self._expected = 1
+        self._regroup_until = 0.0
         self.stats = BatchStats()
         self._run_batch = run_batch
         # None tells the worker to stop.
@@ -84,8 +99,11 @@ class BatchScheduler(Generic[Request, Result]):
             if first is None:
                 break
             batch = [first]
-            deadline = time.monotonic() + self.wait_s
+            window_end = time.monotonic() + self.wait_s
             while len(batch) < self.max_batch:
+                deadline = window_end
+                if len(batch) < self._expected:
+                    deadline = max(deadline, self._regroup_until)
                 try:
                     item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
                 except queue.Empty:
@@ -94,7 +112,12 @@ class BatchScheduler(Generic[Request, Result]):
                     stopping = True
                     break
                 batch.append(item)
+            started = time.monotonic()
             self._run(batch)
+            ended = time.monotonic()
+            waiting = self._queue.qsize()
+            self._expected = min(self.max_batch, len(batch) + waiting)
+            self._regroup_until = ended + self.regroup * (ended - started)
         # A submit that raced close() is refused, not left waiting forever.
         while True:
             try:

@@ -162,3 +162,45 @@ def test_bad_settings_are_refused() -> None:
         BatchScheduler(Recorder(), max_batch=0)
     with pytest.raises(ValueError, match="wait_s"):
         BatchScheduler(Recorder(), wait_s=-1.0)
+
+
+def _closed_loop(regroup: float) -> list[int]:
+    """Four clients that each send their next request 10 ms after an answer; the first one
+    starts alone, so its batch and the others' begin out of step. Returns the batch sizes."""
+    sizes: list[int] = []
+
+    def run_batch(requests: Sequence[int]) -> list[int]:
+        sizes.append(len(requests))
+        time.sleep(0.2)
+        return list(requests)
+
+    scheduler = BatchScheduler(run_batch, max_batch=4, wait_s=0.0, regroup=regroup)
+
+    def client(delay_s: float) -> None:
+        time.sleep(delay_s)
+        for value in range(4):
+            scheduler.submit(value).result(30)
+            time.sleep(0.01)
+
+    threads = [threading.Thread(target=client, args=(0.0 if i == 0 else 0.05,)) for i in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        scheduler.close()
+    assert sum(sizes) == 16
+    return sizes
+
+
+def test_clients_that_come_back_regroup_into_full_batches() -> None:
+    sizes = _closed_loop(regroup=1.0)
+    # The first client runs alone; then it is waited for and every batch is whole (the three
+    # others have one request left at the end).
+    assert sizes == [1, 4, 4, 4, 3]
+
+
+def test_without_regrouping_the_clients_stay_out_of_step() -> None:
+    sizes = _closed_loop(regroup=0.0)
+    assert sizes[:4] == [1, 3, 1, 3]  # part batches taking turns
