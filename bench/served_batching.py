@@ -113,9 +113,10 @@ def run(
         return len(items) / (time.perf_counter() - start), estimates
 
 
-def batch_counts(base: str) -> tuple[int, int]:
+def batch_sizes(base: str) -> dict[int, int]:
+    """How many batches of each size the server has run."""
     stats = httpx.get(f"{base}/stats", timeout=10).json()
-    return int(stats["batches"]), int(stats["requests"])
+    return {int(size): int(count) for size, count in stats["batch_sizes"].items()}
 
 
 def main() -> None:
@@ -145,10 +146,11 @@ def main() -> None:
                 reference_rate, reference = run(single, 1, items, args.max_tokens)
                 lone_rate, lone = run(batched, 1, items, args.max_tokens)
                 unbatched_rate, unbatched = run(single, args.concurrency, items, args.max_tokens)
-                before = batch_counts(batched)
+                before = batch_sizes(batched)
                 rate, answers = run(batched, args.concurrency, items, args.max_tokens)
-                after = batch_counts(batched)
-                mean = (after[1] - before[1]) / max(1, after[0] - before[0])
+                sizes = {k: v - before.get(k, 0) for k, v in batch_sizes(batched).items()}
+                sizes = {k: v for k, v in sorted(sizes.items()) if v}
+                mean = sum(k * v for k, v in sizes.items()) / max(1, sum(sizes.values()))
                 raw = [e.evidence["raw"] for e in reference]
                 same = all(
                     [e.evidence["raw"] for e in other] == raw
@@ -156,11 +158,12 @@ def main() -> None:
                     for other in (lone, unbatched, answers)
                 )
                 classes = sorted({e.predicted for e in reference})
+                ratio = rate / max(reference_rate, lone_rate)
                 print(
                     f"round {number}: one at a time {reference_rate:.1f}/s (max-batch 1), "
                     f"{lone_rate:.1f}/s (max-batch {args.concurrency}); {args.concurrency} "
-                    f"concurrent {unbatched_rate:.1f}/s (max-batch 1), {rate:.1f}/s (batched, "
-                    f"mean batch {mean:.1f}); ratio {rate / max(reference_rate, lone_rate):.1f}x; "
+                    f"concurrent {unbatched_rate:.1f}/s (max-batch 1), {rate:.1f}/s (batched)\n"
+                    f"  ratio {ratio:.1f}x; mean batch {mean:.1f}, sizes {sizes}; "
                     f"answers identical: {same}; classes {classes}"
                 )
         finally:
