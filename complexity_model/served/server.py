@@ -137,8 +137,12 @@ def create_app(
 
     @app.get("/stats")
     def stats() -> dict[str, Any]:
+        import torch  # loaded with the model already
+
         counts = scheduler.stats
         return {
+            "device": generator.device,
+            "threads": torch.get_num_threads(),
             "max_batch": scheduler.max_batch,
             "batch_wait_ms": scheduler.wait_s * 1000,
             "batches": counts.batches,
