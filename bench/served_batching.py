@@ -11,13 +11,15 @@ through ``ServedModelJudge``, for the class of ``--requests`` programs:
 - ``--concurrency`` at a time from the unbatched server (concurrency alone);
 - ``--concurrency`` at a time from the batched server.
 
-Prints each mode's throughput, the batched server's mean batch size, the ratio of concurrent
-batched throughput to the better one-at-a-time figure in the same round (goal: at least 4x on
-a CPU), and whether every answer (raw text and parsed class) equals the reference's.
+The modes take turns ``--chunk`` programs at a time. Prints each mode's throughput, the
+batched server's mean batch size, the ratio of concurrent batched throughput to the better
+one-at-a-time figure in the same round (goal: at least 4x on a CPU), and whether every answer
+(raw text and parsed class) equals the reference's. On a shared host give ``--threads 1``:
+torch's threads spin and a loaded host makes them several times slower.
 
-    PYTHONPATH=. .venv/bin/python bench/served_batching.py [--rounds 3] [--requests 32]
-        [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 5] [--threads N] [--random]
-        [--device cpu]
+    PYTHONPATH=. .venv/bin/python bench/served_batching.py [--rounds 3] [--requests 96]
+        [--chunk 48] [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 5] [--threads N]
+        [--random] [--device cpu]
 """
 
 from __future__ import annotations
@@ -105,12 +107,29 @@ def start(
 def run(
     base: str, concurrency: int, items: list[tuple[str, str]], max_tokens: int
 ) -> tuple[float, list[ComplexityEstimate]]:
-    """Requests per second and the estimates."""
+    """Seconds taken and the estimates."""
     with ServedModelJudge(base, NAME, concurrency=concurrency, max_tokens=max_tokens) as judge:
         judge.estimate(*items[0])  # a warm connection and warm caches, not timed
         start = time.perf_counter()
         estimates = judge.estimate_many(items)
-        return len(items) / (time.perf_counter() - start), estimates
+        return time.perf_counter() - start, estimates
+
+
+def measure(
+    modes: list[tuple[str, int]], items: list[tuple[str, str]], chunk: int, max_tokens: int
+) -> tuple[list[float], list[list[ComplexityEstimate]]]:
+    """Requests per second of each (server, concurrency) mode, and its estimates. The modes
+    take turns a chunk of programs at a time, so a change in the host's load between the
+    start and the end of a round falls on all of them alike."""
+    seconds = [0.0] * len(modes)
+    answers: list[list[ComplexityEstimate]] = [[] for _ in modes]
+    for first in range(0, len(items), chunk):
+        part = items[first : first + chunk]
+        for index, (base, concurrency) in enumerate(modes):
+            taken, estimates = run(base, concurrency, part, max_tokens)
+            seconds[index] += taken
+            answers[index] += estimates
+    return [len(items) / total for total in seconds], answers
 
 
 def batch_sizes(base: str) -> dict[int, int]:
@@ -122,7 +141,8 @@ def batch_sizes(base: str) -> dict[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--requests", type=int, default=32, help="programs per mode per round")
+    parser.add_argument("--requests", type=int, default=96, help="programs per mode per round")
+    parser.add_argument("--chunk", type=int, default=48, help="programs per mode per turn")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--batch-wait-ms", type=float, default=5.0)
@@ -142,12 +162,13 @@ def main() -> None:
         single, single_process = start(model, 1, args)
         try:
             items = [PROGRAMS[i % len(PROGRAMS)] for i in range(args.requests)]
+            concurrency = args.concurrency
             for number in range(1, args.rounds + 1):
-                reference_rate, reference = run(single, 1, items, args.max_tokens)
-                lone_rate, lone = run(batched, 1, items, args.max_tokens)
-                unbatched_rate, unbatched = run(single, args.concurrency, items, args.max_tokens)
                 before = batch_sizes(batched)
-                rate, answers = run(batched, args.concurrency, items, args.max_tokens)
+                modes = [(single, 1), (batched, 1), (single, concurrency), (batched, concurrency)]
+                rates, answers = measure(modes, items, args.chunk, args.max_tokens)
+                reference_rate, lone_rate, unbatched_rate, rate = rates
+                reference = answers[0]
                 sizes = {k: v - before.get(k, 0) for k, v in batch_sizes(batched).items()}
                 sizes = {k: v for k, v in sorted(sizes.items()) if v}
                 mean = sum(k * v for k, v in sizes.items()) / max(1, sum(sizes.values()))
@@ -155,7 +176,7 @@ def main() -> None:
                 same = all(
                     [e.evidence["raw"] for e in other] == raw
                     and [e.predicted for e in other] == [e.predicted for e in reference]
-                    for other in (lone, unbatched, answers)
+                    for other in answers[1:]
                 )
                 classes = sorted({e.predicted for e in reference})
                 ratio = rate / max(reference_rate, lone_rate)
