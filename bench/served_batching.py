@@ -117,19 +117,25 @@ def run(
 
 def measure(
     modes: list[tuple[str, int]], items: list[tuple[str, str]], chunk: int, max_tokens: int
-) -> tuple[list[float], list[list[ComplexityEstimate]]]:
-    """Requests per second of each (server, concurrency) mode, and its estimates. The modes
-    take turns a chunk of programs at a time, so a change in the host's load between the
-    start and the end of a round falls on all of them alike."""
+) -> tuple[list[float], list[list[ComplexityEstimate]], dict[int, int]]:
+    """Requests per second of each (server, concurrency) mode, its estimates, and the batch
+    sizes of the last mode. The modes take turns a chunk of programs at a time, so a change
+    in the host's load between the start and the end of a round falls on all of them alike."""
     seconds = [0.0] * len(modes)
     answers: list[list[ComplexityEstimate]] = [[] for _ in modes]
+    sizes: dict[int, int] = {}
     for first in range(0, len(items), chunk):
         part = items[first : first + chunk]
         for index, (base, concurrency) in enumerate(modes):
+            before = batch_sizes(base)
             taken, estimates = run(base, concurrency, part, max_tokens)
             seconds[index] += taken
             answers[index] += estimates
-    return [len(items) / total for total in seconds], answers
+            if index == len(modes) - 1:
+                for size, count in batch_sizes(base).items():
+                    sizes[size] = sizes.get(size, 0) + count - before.get(size, 0)
+    sizes = {size: count for size, count in sorted(sizes.items()) if count}
+    return [len(items) / total for total in seconds], answers, sizes
 
 
 def batch_sizes(base: str) -> dict[int, int]:
@@ -164,13 +170,10 @@ def main() -> None:
             items = [PROGRAMS[i % len(PROGRAMS)] for i in range(args.requests)]
             concurrency = args.concurrency
             for number in range(1, args.rounds + 1):
-                before = batch_sizes(batched)
                 modes = [(single, 1), (batched, 1), (single, concurrency), (batched, concurrency)]
-                rates, answers = measure(modes, items, args.chunk, args.max_tokens)
+                rates, answers, sizes = measure(modes, items, args.chunk, args.max_tokens)
                 reference_rate, lone_rate, unbatched_rate, rate = rates
                 reference = answers[0]
-                sizes = {k: v - before.get(k, 0) for k, v in batch_sizes(batched).items()}
-                sizes = {k: v for k, v in sorted(sizes.items()) if v}
                 mean = sum(k * v for k, v in sizes.items()) / max(1, sum(sizes.values()))
                 raw = [e.evidence["raw"] for e in reference]
                 same = all(
@@ -184,7 +187,7 @@ def main() -> None:
                     f"round {number}: one at a time {reference_rate:.1f}/s (max-batch 1), "
                     f"{lone_rate:.1f}/s (max-batch {args.concurrency}); {args.concurrency} "
                     f"concurrent {unbatched_rate:.1f}/s (max-batch 1), {rate:.1f}/s (batched)\n"
-                    f"  ratio {ratio:.1f}x; mean batch {mean:.1f}, sizes {sizes}; "
+                    f"  ratio {ratio:.1f}x; mean batch {mean:.1f}, sizes {sizes} (warm-ups too); "
                     f"answers identical: {same}; classes {classes}"
                 )
         finally:
