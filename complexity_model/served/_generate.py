@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from complexity_model.served._greedy import greedy_batch
 from complexity_model.served.chat import encode_prompt
 
 __all__ = [
@@ -124,25 +125,23 @@ class TransformersGenerator:
         return self._finish(GenerationRequest(prompt, max_tokens, logprobs), tokens, steps)
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
-        """Each request's generation, decoded together in one left-padded batch."""
-        import torch
-
+        """Each request's generation, decoded together in one left-padded batch whose rows
+        leave as they stop (:func:`~complexity_model.served._greedy.greedy_batch`)."""
         if not requests:
             return []
-        width = max(len(request.prompt) for request in requests)
-        ids = [[self.pad_id] * (width - len(r.prompt)) + r.prompt for r in requests]
-        mask = [[0] * (width - len(r.prompt)) + [1] * len(r.prompt) for r in requests]
-        input_ids = torch.tensor(ids, device=self.device)
-        attention_mask = torch.tensor(mask, device=self.device)
-        logprobs = any(request.logprobs for request in requests)
-        longest = max(request.max_tokens for request in requests)
-        output = self._decode(input_ids, attention_mask, longest, logprobs)
-        generations = []
-        for row, request in enumerate(requests):
-            tokens = [int(token) for token in output.sequences[row, width:]]
-            steps = [step[row] for step in output.logits] if request.logprobs else None
-            generations.append(self._finish(request, tokens, steps))
-        return generations
+        with self._lock:
+            decoded = greedy_batch(
+                self.model,
+                [request.prompt for request in requests],
+                [request.max_tokens for request in requests],
+                self.stop_ids,
+                self.pad_id,
+                [request.logprobs for request in requests],
+            )
+        return [
+            self._finish(request, row.tokens, row.logits)
+            for request, row in zip(requests, decoded, strict=True)
+        ]
 
     def _decode(self, input_ids: Any, attention_mask: Any, max_tokens: int, logits: bool) -> Any:
         import torch
