@@ -1,12 +1,12 @@
 """Greedy generation with transformers for the fallback server: one request, or a batch.
 
-:meth:`TransformersGenerator.generate` decodes one unpadded prompt; it is the reference that
-:meth:`TransformersGenerator.generate_batch` must equal. A batch is left-padded (a decoder-only
-model continues from the last position of every row, so the pads go in front, masked out and
-with positions counted from each row's first real token), decoded greedily until every row has
-stopped, and each row is then cut at its own first stop token or its own ``max_tokens``: greedy
-decoding of one row does not depend on the other rows, so the cut rows are what each request
-alone would have produced.
+:meth:`TransformersGenerator.generate` decodes one unpadded prompt with ``model.generate``; it
+is the reference that :meth:`TransformersGenerator.generate_batch` must equal. A batch is
+left-padded (a decoder-only model continues from the last position of every row, so the pads
+go in front, masked out, with positions counted from each row's first real token) and decoded
+greedily by :func:`~complexity_model.served._greedy.greedy_batch`, each row leaving at its own
+stop token or ``max_tokens``: greedy decoding of one row does not depend on the other rows, so
+each row is what its request alone would have produced.
 """
 
 from __future__ import annotations
