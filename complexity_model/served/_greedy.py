@@ -33,8 +33,15 @@ def greedy_batch(
     stop_ids: set[int],
     pad_id: int,
     keep_logits: Sequence[bool],
+    *,
+    prefill_rows: bool = False,
 ) -> list[Decoded]:
-    """Each prompt's greedy continuation, at most ``limits[i]`` tokens."""
+    """Each prompt's greedy continuation, at most ``limits[i]`` tokens.
+
+    With ``prefill_rows`` each prompt is read alone, unpadded, and the caches are joined
+    left-padded: on a CPU a padded batch's attention takes the slow masked path for the whole
+    prompt, where one prompt takes the causal kernel.
+    """
     import torch
     from transformers import DynamicCache
 
@@ -52,19 +59,22 @@ def greedy_batch(
     rows = list(range(len(prompts)))  # the rows still decoding, in cache order
     cache = DynamicCache()
     with torch.inference_mode():
-        # Only the last position's logits: a real vocabulary over every prompt position of a
-        # batch would be gigabytes.
-        output = model(
-            input_ids=input_ids,
-            attention_mask=mask,
-            position_ids=positions,
-            use_cache=True,
-            logits_to_keep=1,
-            **{cache_name: cache},
-        )
+        if prefill_rows:
+            step = _prefill_rows(model, prompts, width, cache_name, cache)
+        else:
+            # Only the last position's logits: a real vocabulary over every prompt position
+            # of a batch would be gigabytes.
+            output = model(
+                input_ids=input_ids,
+                attention_mask=mask,
+                position_ids=positions,
+                use_cache=True,
+                logits_to_keep=1,
+                **{cache_name: cache},
+            )
+            step = output.logits[:, -1, :]
         following = positions[:, -1:] + 1
         while True:
-            step = output.logits[:, -1, :]
             chosen = step.argmax(dim=-1)
             live = []
             for slot, row in enumerate(rows):
@@ -90,4 +100,31 @@ def greedy_batch(
                 use_cache=True,
                 **{cache_name: cache},
             )
+            step = output.logits[:, -1, :]
             following = following + 1
+
+
+def _prefill_rows(
+    model: Any, prompts: Sequence[list[int]], width: int, cache_name: str, cache: Any
+) -> Any:
+    """Reads each prompt alone into ``cache``, left-padded to ``width``; the last logits."""
+    import torch
+    from torch.nn.functional import pad
+    from transformers import DynamicCache
+
+    rows, last = [], []
+    for prompt in prompts:
+        row = DynamicCache()
+        output = model(
+            input_ids=torch.tensor([prompt], device=model.device),
+            use_cache=True,
+            logits_to_keep=1,
+            **{cache_name: row},
+        )
+        rows.append((row, width - len(prompt)))
+        last.append(output.logits[:, -1, :])
+    for layer in range(len(rows[0][0].layers)):
+        keys = [pad(row.layers[layer].keys, (0, 0, left, 0)) for row, left in rows]
+        values = [pad(row.layers[layer].values, (0, 0, left, 0)) for row, left in rows]
+        cache.update(torch.cat(keys), torch.cat(values), layer)
+    return torch.cat(last)

@@ -87,13 +87,19 @@ def _compare(
     return alone
 
 
+@pytest.mark.parametrize("prefill_rows", [True, False], ids=["rows", "padded"])
 def test_a_batch_of_random_model_rows_equals_each_row_alone(
-    random_model: TransformersGenerator,
+    random_model: TransformersGenerator, prefill_rows: bool
 ) -> None:
-    alone = _compare(random_model, max_tokens=[3, 17, 8, 24, 1], logprobs=[True, False, True])
-    assert {generation.finish_reason for generation in alone} == {"length"}
-    assert sorted({generation.completion_tokens for generation in alone}) == [1, 3, 8, 17, 24]
-    assert len({generation.prompt_tokens for generation in alone}) >= 6
+    # Prompts read one by one (the CPU default) or as one padded batch (the GPU default).
+    random_model.prefill_rows = prefill_rows
+    try:
+        alone = _compare(random_model, max_tokens=[3, 17, 8, 24, 1], logprobs=[True, False, True])
+        assert {generation.finish_reason for generation in alone} == {"length"}
+        assert sorted({generation.completion_tokens for generation in alone}) == [1, 3, 8, 17, 24]
+        assert len({generation.prompt_tokens for generation in alone}) >= 6
+    finally:
+        random_model.prefill_rows = True
 
 
 def test_rows_that_stop_at_different_steps_equal_each_row_alone(
