@@ -1,4 +1,13 @@
-"""Greedy generation with transformers for the CPU server (one request at a time)."""
+"""Greedy generation with transformers for the fallback server: one request, or a batch.
+
+:meth:`TransformersGenerator.generate` decodes one unpadded prompt with ``model.generate``; it
+is the reference that :meth:`TransformersGenerator.generate_batch` must equal. A batch is
+left-padded (a decoder-only model continues from the last position of every row, so the pads
+go in front, masked out, with positions counted from each row's first real token) and decoded
+greedily by :func:`~complexity_model.served._greedy.greedy_batch`, each row leaving at its own
+stop token or ``max_tokens``: greedy decoding of one row does not depend on the other rows, so
+each row is what its request alone would have produced.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from complexity_model.served._greedy import greedy_batch
 from complexity_model.served.chat import encode_prompt
 
-__all__ = ["Generation", "TransformersGenerator", "load_local"]
+__all__ = [
+    "Generation",
+    "GenerationRequest",
+    "PromptTooLong",
+    "TransformersGenerator",
+    "load_local",
+]
 
 
 @dataclass(frozen=True)
@@ -21,6 +37,15 @@ class Generation:
     finish_reason: str
     # (token text, logprob) per generated token; the texts concatenate to ``text``.
     token_logprobs: list[tuple[str, float]] | None
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """A prompt already encoded (and checked against the context) and what to generate."""
+
+    prompt: list[int]
+    max_tokens: int
+    logprobs: bool
 
 
 class PromptTooLong(ValueError):
@@ -60,8 +85,9 @@ def _stop_ids(model: Any, tokenizer: Any) -> set[int]:
 class TransformersGenerator:
     """A causal LM and its tokenizer, answering chat messages greedily.
 
-    Generation holds a lock: on a CPU, requests in parallel only thrash the cores, and a
-    transformers model is not meant to run two generate calls at once.
+    Generation holds a lock: a transformers model is not meant to run two generate calls at
+    once, and concurrent requests are served faster as one batch (see
+    :mod:`complexity_model.served._batching`) than as parallel calls that thrash the cores.
     """
 
     def __init__(self, model_path: str | Path, device: str = "cpu") -> None:
@@ -71,50 +97,92 @@ class TransformersGenerator:
         self.model.eval()
         self.context = int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
         self.stop_ids = _stop_ids(self.model, self.tokenizer)
+        pad = self.tokenizer.pad_token_id
+        self.pad_id = int(pad) if pad is not None else min(self.stop_ids, default=0)
+        # See greedy_batch: on a GPU a padded prompt batch is the faster way.
+        self.prefill_rows = not str(device).startswith("cuda")
         self._lock = threading.Lock()
 
-    def generate(
-        self, messages: Sequence[dict[str, str]], max_tokens: int, logprobs: bool
-    ) -> Generation:
-        # The optional [model] extra (see load_local).
-        import torch
-        from transformers import GenerationConfig
-
+    def encode(self, messages: Sequence[dict[str, str]], max_tokens: int) -> list[int]:
+        """The prompt's token ids; PromptTooLong when it and ``max_tokens`` overflow."""
         prompt = encode_prompt(self.tokenizer, messages)
         if self.context and len(prompt) + max_tokens > self.context:
             raise PromptTooLong(
                 f"this model's maximum context length is {self.context} tokens; the prompt has "
                 f"{len(prompt)} and {max_tokens} were requested for the answer"
             )
-        pad = self.tokenizer.pad_token_id
+        return prompt
+
+    def generate(
+        self, messages: Sequence[dict[str, str]], max_tokens: int, logprobs: bool
+    ) -> Generation:
+        """One request alone, unpadded: the reference a batch must equal."""
+        import torch  # the optional [model] extra (see load_local)
+
+        prompt = self.encode(messages, max_tokens)
+        input_ids = torch.tensor([prompt], device=self.device)
+        output = self._decode(input_ids, torch.ones_like(input_ids), max_tokens, logprobs)
+        tokens = [int(token) for token in output.sequences[0, len(prompt) :]]
+        steps = [step[0] for step in output.logits] if logprobs else None
+        return self._finish(GenerationRequest(prompt, max_tokens, logprobs), tokens, steps)
+
+    def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
+        """Each request's generation, decoded together in one left-padded batch whose rows
+        leave as they stop (:func:`~complexity_model.served._greedy.greedy_batch`)."""
+        if not requests:
+            return []
+        with self._lock:
+            decoded = greedy_batch(
+                self.model,
+                [request.prompt for request in requests],
+                [request.max_tokens for request in requests],
+                self.stop_ids,
+                self.pad_id,
+                [request.logprobs for request in requests],
+                prefill_rows=self.prefill_rows,
+            )
+        return [
+            self._finish(request, row.tokens, row.logits)
+            for request, row in zip(requests, decoded, strict=True)
+        ]
+
+    def _decode(self, input_ids: Any, attention_mask: Any, max_tokens: int, logits: bool) -> Any:
+        import torch
+        from transformers import GenerationConfig
+
         config = GenerationConfig(
             max_new_tokens=max_tokens,
             do_sample=False,
             eos_token_id=sorted(self.stop_ids) or None,
-            pad_token_id=pad if pad is not None else min(self.stop_ids, default=0),
+            pad_token_id=self.pad_id,
             return_dict_in_generate=True,
-            output_logits=logprobs,
+            output_logits=logits,
         )
-        input_ids = torch.tensor([prompt], device=self.device)
         with self._lock, torch.inference_mode():
-            output = self.model.generate(
-                input_ids=input_ids,
-                attention_mask=torch.ones_like(input_ids),
-                generation_config=config,
+            return self.model.generate(
+                input_ids=input_ids, attention_mask=attention_mask, generation_config=config
             )
-        generated = [int(token) for token in output.sequences[0, len(prompt) :]]
-        finish = "stop" if generated and generated[-1] in self.stop_ids else "length"
-        if finish == "stop":
-            generated = generated[:-1]
+
+    def _finish(
+        self, request: GenerationRequest, tokens: list[int], steps: list[Any] | None
+    ) -> Generation:
+        """The generation of ``tokens`` cut at the first stop token or ``max_tokens``."""
+        import torch
+
+        tokens = tokens[: request.max_tokens]
+        stop = next((i for i, token in enumerate(tokens) if token in self.stop_ids), None)
+        generated = tokens if stop is None else tokens[:stop]
         text = self.tokenizer.decode(generated, skip_special_tokens=True)
         pairs = None
-        if logprobs:
+        if steps is not None:
             values = [
-                float(torch.log_softmax(step[0].float(), dim=-1)[token])
-                for step, token in zip(output.logits, generated, strict=False)
+                float(torch.log_softmax(step.float(), dim=-1)[token])
+                for step, token in zip(steps, generated, strict=False)
             ]
             pairs = list(zip(self._token_texts(generated, text), values, strict=True))
-        return Generation(text, len(prompt), len(generated) + (finish == "stop"), finish, pairs)
+        finish = "length" if stop is None else "stop"
+        completion = len(generated) + (stop is not None)
+        return Generation(text, len(request.prompt), completion, finish, pairs)
 
     def _token_texts(self, generated: list[int], text: str) -> list[str]:
         """Each token's share of ``text``; a token that ends inside a multi-byte character

@@ -1,11 +1,13 @@
 """``judge complexity serve``: start an OpenAI-compatible server for a complexity model.
 
 ``--backend vllm`` replaces this process with ``vllm serve`` (a GPU server that batches
-concurrent requests); ``--backend transformers`` runs the small CPU server of
-:mod:`complexity_model.served.server`; ``auto`` takes vLLM when it is installed and a GPU is
-present. Both serve the model under ``--served-model-name`` (default: ``--model`` as given,
-vLLM's own default), which is the ``model`` a client must send. Nothing is downloaded:
-``HF_HUB_OFFLINE=1`` is set for vLLM and transformers loads with ``local_files_only``.
+concurrent requests); ``--backend transformers`` runs the fallback server of
+:mod:`complexity_model.served.server`, which batches concurrent requests too (``--max-batch``,
+``--batch-wait-ms``) on a CPU or a GPU (``--device``); ``auto`` takes vLLM when it is
+installed and a GPU is present. Both serve the model under ``--served-model-name`` (default:
+``--model`` as given, vLLM's own default), which is the ``model`` a client must send.
+Nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set for vLLM and transformers loads with
+``local_files_only``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import importlib.util
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -71,21 +74,42 @@ def vllm_argv(model: str, host: str, port: int, served_name: str, extra: list[st
     ]
 
 
+@dataclass(frozen=True)
+class TransformersOptions:
+    device: str = "cpu"
+    max_tokens_limit: int = 1024
+    max_batch: int = 16
+    batch_wait_ms: float = 5.0
+    threads: int | None = None
+
+
 def _run_transformers(
-    model: str, host: str, port: int, served_name: str, device: str, max_tokens_limit: int
+    model: str, host: str, port: int, served_name: str, options: TransformersOptions
 ) -> None:
     # FastAPI and uvicorn take about a second to import: only this server needs them, and the
     # `judge` CLI imports this module for every command.
+    import torch
     import uvicorn
 
     from complexity_model.served.server import create_app
 
+    if options.threads is not None:
+        # torch takes every core by default; on a host shared with the sandboxes, fewer.
+        torch.set_num_threads(options.threads)
+    device = options.device
     if device == "auto":
         device = "cuda" if gpu_present() else "cpu"
     generator = TransformersGenerator(model, device=device)
-    app = create_app(generator, served_name, max_tokens_limit=max_tokens_limit)
+    app = create_app(
+        generator,
+        served_name,
+        max_tokens_limit=options.max_tokens_limit,
+        max_batch=options.max_batch,
+        batch_wait_ms=options.batch_wait_ms,
+    )
     typer.echo(
-        f"serving {model} as {served_name!r} on http://{host}:{port}/v1 (transformers, {device})"
+        f"serving {model} as {served_name!r} on http://{host}:{port}/v1 (transformers, {device}, "
+        f"batches of up to {options.max_batch}, {torch.get_num_threads()} threads)"
     )
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
@@ -107,6 +131,16 @@ def serve(
     max_tokens_limit: Annotated[
         int, typer.Option("--max-tokens-limit", help="transformers: largest max_tokens")
     ] = 1024,
+    max_batch: Annotated[
+        int, typer.Option("--max-batch", min=1, help="transformers: most requests per batch")
+    ] = 16,
+    batch_wait_ms: Annotated[
+        float,
+        typer.Option("--batch-wait-ms", min=0.0, help="transformers: how long to gather a batch"),
+    ] = 5.0,
+    threads: Annotated[
+        int | None, typer.Option("--threads", min=1, help="transformers: torch CPU threads")
+    ] = None,
 ) -> None:
     """Serve a model on an OpenAI-compatible /v1/chat/completions endpoint.
 
@@ -128,7 +162,8 @@ def serve(
     if extra:
         raise typer.BadParameter(f"the transformers backend takes no extra arguments: {extra}")
     try:
-        _run_transformers(model, host, port, name, device, max_tokens_limit)
+        options = TransformersOptions(device, max_tokens_limit, max_batch, batch_wait_ms, threads)
+        _run_transformers(model, host, port, name, options)
     except FileNotFoundError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from error

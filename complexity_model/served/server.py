@@ -6,24 +6,40 @@ It answers the subset of vLLM's API that :class:`ServedModelJudge` uses:
 ignored: a judge wants the same answer for the same program. Errors use OpenAI's shape
 (``{"error": {"message", "type", "code"}}``), with vLLM's status codes: 404 for another model
 name, 400 for a prompt that does not fit the context or an unsupported option.
+
+Concurrent requests are decoded together (:mod:`complexity_model.served._batching`): up to
+``max_batch`` per batch, gathered for up to ``batch_wait_ms``; each answer equals what the
+request alone would get. ``GET /stats`` says how the requests were batched.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
-from complexity_model.served._generate import Generation, PromptTooLong, TransformersGenerator
+from complexity_model.served._batching import BatchScheduler
+from complexity_model.served._generate import (
+    Generation,
+    GenerationRequest,
+    PromptTooLong,
+    TransformersGenerator,
+)
 
-__all__ = ["DEFAULT_MAX_TOKENS", "create_app"]
+__all__ = ["DEFAULT_BATCH_WAIT_MS", "DEFAULT_MAX_BATCH", "DEFAULT_MAX_TOKENS", "create_app"]
 
 DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_BATCH = 16
+DEFAULT_BATCH_WAIT_MS = 5.0
 
 
 class ChatMessage(BaseModel):
@@ -80,10 +96,30 @@ def _choice(generation: Generation) -> dict[str, Any]:
 
 
 def create_app(
-    generator: TransformersGenerator, served_name: str, max_tokens_limit: int = 1024
+    generator: TransformersGenerator,
+    served_name: str,
+    max_tokens_limit: int = 1024,
+    *,
+    max_batch: int = DEFAULT_MAX_BATCH,
+    batch_wait_ms: float = DEFAULT_BATCH_WAIT_MS,
 ) -> FastAPI:
-    """The app serving ``generator`` under the model name ``served_name``."""
-    app = FastAPI(title="judge complexity model server", docs_url=None, redoc_url=None)
+    """The app serving ``generator`` under the model name ``served_name``; its batch
+    scheduler is ``app.state.scheduler``, closed when the app shuts down."""
+    scheduler: BatchScheduler[GenerationRequest, Generation] = BatchScheduler(
+        generator.generate_batch, max_batch=max_batch, wait_s=batch_wait_ms / 1000
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await run_in_threadpool(scheduler.close)
+
+    app = FastAPI(
+        title="judge complexity model server", docs_url=None, redoc_url=None, lifespan=lifespan
+    )
+    app.state.scheduler = scheduler
     created = int(time.time())
 
     @app.exception_handler(RequestValidationError)
@@ -99,8 +135,24 @@ def create_app(
         card = {"id": served_name, "object": "model", "created": created, "owned_by": "judge"}
         return {"object": "list", "data": [card]}
 
+    @app.get("/stats")
+    def stats() -> dict[str, Any]:
+        import torch  # loaded with the model already
+
+        counts = scheduler.stats
+        return {
+            "device": generator.device,
+            "threads": torch.get_num_threads(),
+            "max_batch": scheduler.max_batch,
+            "batch_wait_ms": scheduler.wait_s * 1000,
+            "batches": counts.batches,
+            "requests": counts.requests,
+            "largest_batch": counts.largest,
+            "batch_sizes": {str(size): n for size, n in sorted(counts.sizes.items())},
+        }
+
     @app.post("/v1/chat/completions", response_model=None)
-    def chat_completions(request: ChatRequest) -> dict[str, Any] | JSONResponse:
+    async def chat_completions(request: ChatRequest) -> dict[str, Any] | JSONResponse:
         if request.model != served_name:
             return _error(404, f"The model `{request.model}` does not exist.", "NotFoundError")
         if request.stream or request.n != 1:
@@ -112,9 +164,12 @@ def create_app(
             {"role": message.role, "content": message.text()} for message in request.messages
         ]
         try:
-            generation = generator.generate(messages, max_tokens, request.logprobs)
+            # Tokenising a long program takes milliseconds: off the event loop.
+            prompt = await run_in_threadpool(generator.encode, messages, max_tokens)
         except PromptTooLong as error:
             return _error(400, str(error))
+        future = scheduler.submit(GenerationRequest(prompt, max_tokens, request.logprobs))
+        generation = await asyncio.wrap_future(future)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
             "object": "chat.completion",

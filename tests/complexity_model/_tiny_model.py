@@ -79,3 +79,22 @@ def build_tiny_model(directory: Path, *, chat_template: bool = True, seed: int =
     model.save_pretrained(str(directory))
     tokenizer.save_pretrained(str(directory))
     return directory
+
+
+def fit_tiny_model(root: Path, *, steps: int = 40) -> Path:
+    """The tiny model trained on :data:`LABELLED_ROWS` until it writes their answers (and
+    stops after them); returns the trained model's directory under ``root``."""
+    from complexity_model.train import TrainConfig, train
+
+    config = TrainConfig(
+        data=write_rows(root / "rows.jsonl"),
+        model=str(build_tiny_model(root / "base")),
+        output=root / "fitted",
+        max_steps=steps,
+        batch_size=4,
+        learning_rate=1e-2,
+        warmup_ratio=0.0,
+        device="cpu",
+    )
+    train(config, log=lambda line: None)
+    return config.output

@@ -73,6 +73,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         str(port),
         "--served-model-name",
         NAME,
+        "--max-batch",
+        "4",
+        "--batch-wait-ms",
+        "2",
+        "--threads",
+        "1",
     ]
     environment = {**os.environ, "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(
@@ -133,6 +139,14 @@ def test_the_endpoint_speaks_openai_and_honours_max_tokens(server: str) -> None:
 def test_models_lists_the_served_name(server: str) -> None:
     models = httpx.get(f"{server}/v1/models", timeout=10).json()
     assert [card["id"] for card in models["data"]] == [NAME]
+
+
+def test_the_batching_options_reach_the_server(server: str) -> None:
+    _chat(server, max_tokens=2)
+    stats = httpx.get(f"{server}/stats", timeout=10).json()
+    assert (stats["max_batch"], stats["batch_wait_ms"], stats["threads"]) == (4, 2.0, 1)
+    assert stats["device"] == "cpu"
+    assert stats["requests"] >= 1 and 1 <= stats["largest_batch"] <= 4
 
 
 def test_requests_it_cannot_serve_are_refused(server: str) -> None:
