@@ -103,7 +103,9 @@ class JudgeService:
 
         payloads = [self._payload(item, options) for item in todo]
         if payloads:
-            await self.dispatcher.run(payloads, chunk_done)
+            # A queued job outlives a broker outage; a synchronous caller hears of it (503).
+            outage_s = self.settings.broker_outage_s if job_id is not None else 0.0
+            await self.dispatcher.run(payloads, chunk_done, outage_s=outage_s)
         await self._save(job_id, unsaved, on_progress)
         self.metrics.batch_latency.observe(time.monotonic() - started)
         self.metrics.batch_size.observe(len(raw_items))
