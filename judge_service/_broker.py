@@ -113,14 +113,14 @@ class Results:
                 self._broker_failed(error)
                 await asyncio.sleep(_DOWN_RETRY_S)
                 continue
+            for task_id, value in finished.items():
+                found = self._waiting.get(task_id)
+                if found is not None and not found.future.done():
+                    found.future.set_result(value)
             if self.outage.up():
                 for waiter in self._waiting.values():
                     if waiter.cut and not waiter.future.done():
                         waiter.future.set_exception(BrokerLost())
-            for task_id, value in finished.items():
-                waiter = self._waiting.get(task_id)
-                if waiter is not None and not waiter.future.done():
-                    waiter.future.set_result(value)
             delay = 0.002 if finished else min(delay * 2, 0.05)
             await asyncio.sleep(delay)
 

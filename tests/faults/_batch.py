@@ -27,8 +27,12 @@ def sum_batch(size: int, sleep_s: float = 0.01) -> tuple[list[dict[str, Any]], l
         else:
             body, verdict = body + "print(a + b)\n", "AC"
         items.append(
-            {"id": f"s{index}", "problem_id": "sum", "language": "python",
-             "code": body + f"# {index}\n"}  # fmt: skip
+            {
+                "id": f"s{index}",
+                "problem_id": "sum",
+                "language": "python",
+                "code": body + f"# {index}\n",
+            }  # fmt: skip
         )
         verdicts.append(verdict)
     return items, verdicts

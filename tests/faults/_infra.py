@@ -66,8 +66,19 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory)],  # fmt: skip
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],  # fmt: skip
             stdout=(self.directory / "redis.log").open("ab"),
             stderr=subprocess.STDOUT,
         )
@@ -118,8 +129,20 @@ class PrivatePostgres:
         self.port = free_port()
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
         subprocess.run(
-            _as_postgres([_postgres_bin("initdb"), "-D", str(self.data), "-A", "trust",
-                          "-U", "postgres", "--no-sync", "-E", "UTF8"]),  # fmt: skip
+            _as_postgres(
+                [
+                    _postgres_bin("initdb"),
+                    "-D",
+                    str(self.data),
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "--no-sync",
+                    "-E",
+                    "UTF8",
+                ]
+            ),  # fmt: skip
             check=True,
             capture_output=True,
         )
@@ -129,9 +152,7 @@ class PrivatePostgres:
                        check=True, capture_output=True)  # fmt: skip
 
     def start(self) -> None:
-        options = (
-            f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off"
-        )
+        options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off"
         self._ctl("-o", options, "-l", str(self.directory / "postgres.log"), "-w", "start")
 
     def stop(self) -> None:
