@@ -14,6 +14,7 @@ never starves the threads the store's reads and writes run on (a status poll mus
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,7 @@ from celery import Celery
 from judge_service.exceptions import BrokerUnavailable
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 # A broker that fails answers again within this long, or the poll waits this long to ask.
 _DOWN_RETRY_S = 0.5
 # How often the broker itself is asked whether it is there; the result backend (polled far
@@ -118,13 +120,16 @@ class Results:
                 if found is not None and not found.future.done():
                     found.future.set_result(value)
             if self.outage.up():
-                for waiter in self._waiting.values():
-                    if waiter.cut and not waiter.future.done():
-                        waiter.future.set_exception(BrokerLost())
+                cut = [w for w in self._waiting.values() if w.cut and not w.future.done()]
+                log.warning("the broker answers again: sending %d chunks again", len(cut))
+                for waiter in cut:
+                    waiter.future.set_exception(BrokerLost())
             delay = 0.002 if finished else min(delay * 2, 0.05)
             await asyncio.sleep(delay)
 
     def _broker_failed(self, error: Exception) -> None:
+        if self.outage.since is None:
+            log.warning("the broker is unreachable: %s", error)
         lasted = self.outage.down()
         for waiter in self._waiting.values():
             if waiter.future.done():

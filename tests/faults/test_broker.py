@@ -25,6 +25,18 @@ def _wait_for_workers(client: httpx.Client, count: int) -> None:
     raise AssertionError(f"{count} workers never answered: {client.get('/health').json()}")
 
 
+def _wait_for_progress(client: httpx.Client, job_id: str, done: int, after_s: float) -> None:
+    """Wait ``after_s``, and longer if need be until ``done`` submissions are judged (a busy
+    host judges slowly): the fault must fall mid-job."""
+    started = time.monotonic()
+    while time.monotonic() - started < 120:
+        _, code, body = timed_status(client, job_id)
+        if time.monotonic() - started >= after_s and code == 200 and body["completed"] >= done:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"no progress before the fault: {body}")
+
+
 def _polls_during(client: httpx.Client, job_id: str, seconds: float) -> list[float]:
     """Poll the job for ``seconds``; how long each poll took (each must answer, with 200)."""
     took = []
@@ -56,7 +68,7 @@ def test_redis_killed_and_restarted_empty_mid_job(tmp_path: Path) -> None:
             _wait_for_workers(client, 2)
             submitted = client.post("/v1/submissions", json={"submissions": items})
             job_id = submitted.json()["job_id"]
-            time.sleep(4)
+            _wait_for_progress(client, job_id, done=16, after_s=4)
             redis.kill()
             at_kill = timed_status(client, job_id)[2]["completed"]
             outage_polls = _polls_during(client, job_id, 6)
@@ -90,7 +102,7 @@ def test_rabbitmq_killed_and_restarted_empty_mid_job(tmp_path: Path) -> None:
             _wait_for_workers(client, 1)
             submitted = client.post("/v1/submissions", json={"submissions": items})
             job_id = submitted.json()["job_id"]
-            time.sleep(3)
+            _wait_for_progress(client, job_id, done=16, after_s=2)
             rabbit.kill()
             rabbit.wipe()
             at_kill = timed_status(client, job_id)[2]["completed"]
@@ -98,6 +110,7 @@ def test_rabbitmq_killed_and_restarted_empty_mid_job(tmp_path: Path) -> None:
             rabbit.start()
             status = poll_until_done(client, job_id, timeout_s=180)
             log = workers.log("r1")[-2000:]
+    print(f"rabbitmq fault: {at_kill}/120 done at the kill, slowest poll {max(outage_polls):.3f} s")
     assert 0 < at_kill < 120, f"the kill must fall mid-job ({at_kill} done)"
     assert max(outage_polls) < 1.0, outage_polls
     system_errors = check_every_item(status, items, verdicts)
