@@ -31,6 +31,9 @@ _DOWN_RETRY_S = 0.5
 # How often the broker itself is asked whether it is there; the result backend (polled far
 # more often) may be another server, which then says nothing of the broker's health.
 _PROBE_EVERY_S = 1.0
+# Longest a poll or a probe may take: a connection to a broker that is still starting (or a
+# half-dead socket) can block a read without end, and one stuck poll stops every waiter.
+_CALL_TIMEOUT_S = 10.0
 
 
 class BrokerLost(Exception):
@@ -62,8 +65,13 @@ class BrokerIO:
     def __init__(self, threads: int) -> None:
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="broker")
 
-    async def call(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+    async def call(
+        self, function: Callable[..., T], *args: Any, timeout_s: float | None = None
+    ) -> T:
+        """``function(*args)`` on a broker thread; ``TimeoutError`` after ``timeout_s`` (the
+        thread is left to finish on its own)."""
+        running = asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+        return await asyncio.wait_for(running, timeout_s)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -108,9 +116,13 @@ class Results:
         while self._waiting:
             pending = {task_id: waiter.sent for task_id, waiter in self._waiting.items()}
             try:
-                finished = await self.io.call(self._collect, pending)
+                finished = await self.io.call(self._collect, pending, timeout_s=_CALL_TIMEOUT_S)
                 if time.monotonic() - self._probed_at >= _PROBE_EVERY_S:
-                    await self.io.call(self._probe_broker)
+                    await self.io.call(self._probe_broker, timeout_s=_CALL_TIMEOUT_S)
+            except TimeoutError as error:
+                self._probe = None  # a stuck probe is left to its thread, never used again
+                self._broker_failed(error)
+                continue
             except Exception as error:
                 self._broker_failed(error)
                 await asyncio.sleep(_DOWN_RETRY_S)
@@ -146,29 +158,27 @@ class Results:
         """Raises unless the broker answers on the connection held since the last probe: a
         broker that restarted between two probes broke it, so even a short outage shows."""
         self._probed_at = time.monotonic()
-        if self._probe is None:
-            self._probe = self.app.connection_for_write()
+        probe = self._probe
+        if probe is None:
+            probe = self.app.connection_for_write()
             try:
-                self._probe.ensure_connection(max_retries=1, timeout=2)
+                probe.ensure_connection(max_retries=1, timeout=2)
             except Exception:
-                self._drop_probe()
+                _release(probe)
                 raise
+            self._probe = probe
         try:
-            channel = self._probe.default_channel
-            channel.queue_declare(self.queue, passive=True)
-        except self._probe.channel_errors:
-            self._drop_probe()  # no such queue (say, a broker restarted empty), but it answered
+            probe.default_channel.queue_declare(self.queue, passive=True)
+        except probe.channel_errors:
+            self._forget(probe)  # no such queue (say, a broker restarted empty), but it answered
         except Exception:
-            self._drop_probe()
+            self._forget(probe)
             raise
 
-    def _drop_probe(self) -> None:
-        probe, self._probe = self._probe, None
-        if probe is not None:
-            try:
-                probe.release()
-            except Exception:  # a broken connection may fail to close: it is dropped anyway
-                pass
+    def _forget(self, probe: Any) -> None:
+        if self._probe is probe:  # a probe abandoned after a time-out is no longer the one held
+            self._probe = None
+        _release(probe)
 
     def _collect(self, pending: dict[str, Any]) -> dict[str, Any]:
         """Finished chunks by task id: their answers, or the failure's text."""
@@ -197,4 +207,12 @@ class Results:
                 self._poller.cancel()
             except RuntimeError:  # its event loop is already closed: it runs no more anyway
                 pass
-        self._drop_probe()
+        if self._probe is not None:
+            self._forget(self._probe)
+
+
+def _release(connection: Any) -> None:
+    try:
+        connection.release()
+    except Exception:  # a broken connection may fail to close: it is dropped all the same
+        pass

@@ -33,6 +33,9 @@ Payload = dict[str, Any]
 ChunkDone = Callable[[int, list[Payload]], Awaitable[None]]
 # Celery workers take any chunk: one resource, their slots.
 _ONE_SLOT = {"slot": 1}
+# Longest a send may block (a publish on a connection to a broker that just restarted can wait
+# for a confirm without end); past it, the chunk is sent again.
+_SEND_TIMEOUT_S = 30.0
 # How often the workers' slots are read again (a worker joined or left).
 _SLOTS_REREAD_S = 30.0
 
@@ -131,7 +134,8 @@ class CeleryDispatcher:
             if left <= 0:
                 return _failed(chunk, "timed out waiting for a worker")
             try:
-                sent = await self._io.call(self.task.clone(args=(chunk,)).apply_async)
+                send = self.task.clone(args=(chunk,)).apply_async
+                sent = await self._io.call(send, timeout_s=_SEND_TIMEOUT_S)
             except Exception as error:
                 lasted = self._results.outage.down()
                 if outage_s <= 0:
