@@ -119,9 +119,9 @@ class Results:
                 finished = await self.io.call(self._collect, pending, timeout_s=_CALL_TIMEOUT_S)
                 if time.monotonic() - self._probed_at >= _PROBE_EVERY_S:
                     await self.io.call(self._probe_broker, timeout_s=_CALL_TIMEOUT_S)
-            except TimeoutError as error:
+            except TimeoutError:
                 self._probe = None  # a stuck probe is left to its thread, never used again
-                self._broker_failed(error)
+                self._broker_failed(TimeoutError(f"no answer in {_CALL_TIMEOUT_S:.0f} s"))
                 continue
             except Exception as error:
                 self._broker_failed(error)
