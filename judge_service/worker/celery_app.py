@@ -35,6 +35,11 @@ def make_celery(settings: Settings) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # After a broker reconnect Celery cuts the prefetch count by the tasks still running and
+        # raises it back as they finish; their acks fail on the dead connection, and a worker
+        # was seen to stop taking work for minutes (celery#9512's family). With one prefetched
+        # task per slot there is nothing to cut.
+        worker_enable_prefetch_count_reduction=False,
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
