@@ -2,7 +2,8 @@
 
 Both return, in order, one answer per payload (see ``worker/tasks.py``); an answer is a result
 or a system error, never missing. Waiting never blocks the event loop: jobs run in threads,
-and Celery results are polled from a thread with one Redis round trip for all pending chunks.
+and Celery results are polled from a thread with one Redis round trip for all pending chunks
+(``_broker.py``, which also rides out a broker that goes away and comes back empty).
 
 Concurrent requests take turns (``fairness.FairGate``): each dispatcher admits only a little
 more work than its sandboxes or workers can run at once (in-process submissions, with Celery
@@ -22,8 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-from celery import Celery
-
+from judge_service._broker import BrokerIO, BrokerLost, Results
 from judge_service.exceptions import BrokerUnavailable
 from judge_service.fairness import FairGate
 from judge_service.settings import Settings
@@ -33,15 +33,26 @@ Payload = dict[str, Any]
 ChunkDone = Callable[[int, list[Payload]], Awaitable[None]]
 # Celery workers take any chunk: one resource, their slots.
 _ONE_SLOT = {"slot": 1}
+# Longest a send may block (a publish on a connection to a broker that just restarted can wait
+# for a confirm without end); past it, the chunk is sent again.
+_SEND_TIMEOUT_S = 30.0
 # How often the workers' slots are read again (a worker joined or left).
 _SLOTS_REREAD_S = 30.0
 
 
 class Dispatcher(Protocol):
     async def run(
-        self, payloads: list[Payload], on_chunk: ChunkDone | None = None
+        self,
+        payloads: list[Payload],
+        on_chunk: ChunkDone | None = None,
+        *,
+        outage_s: float = 0.0,
     ) -> list[Payload]:
-        """Judge every payload; ``on_chunk(offset, answers)`` is awaited as chunks finish."""
+        """Judge every payload; ``on_chunk(offset, answers)`` is awaited as chunks finish.
+
+        ``outage_s``: how long a broker may stay unreachable before the submissions it holds
+        end as system errors; the chunks it may have lost are sent again once it is back.
+        0 (a synchronous caller, who can retry) raises ``BrokerUnavailable`` at once."""
 
     def health(self) -> dict[str, Any]: ...
 
@@ -84,7 +95,10 @@ class CeleryDispatcher:
         self.settings = settings
         self.app = make_celery(settings)
         self.task = self.app.signature(TASK_NAME)
-        self._results = _Results(self.app)
+        # One thread per chunk the gate can admit (it grows with the workers' slots, but a
+        # send past these waits for a thread, not for the broker), plus the result poll.
+        self._io = BrokerIO(threads=max(8, 4 * settings.worker_concurrency + 1))
+        self._results = Results(self.app, settings.queue_name, self._io)
         # Chunks the workers run at once, read from them; until they answer, one worker's.
         self._slots = settings.worker_concurrency
         self._slots_read_at = -_SLOTS_REREAD_S
@@ -95,7 +109,11 @@ class CeleryDispatcher:
         self._gate = FairGate(lambda _slot: 2 * self._slots)
 
     async def run(
-        self, payloads: list[Payload], on_chunk: ChunkDone | None = None
+        self,
+        payloads: list[Payload],
+        on_chunk: ChunkDone | None = None,
+        *,
+        outage_s: float = 0.0,
     ) -> list[Payload]:
         self._read_slots_when_due()
         request = object()
@@ -103,26 +121,42 @@ class CeleryDispatcher:
 
         async def one(offset: int, chunk: list[Payload]) -> list[Payload]:
             async with self._gate.turn(request, _ONE_SLOT):
-                answers = await self._judge(chunk, deadline)
+                answers = await self._judge(chunk, deadline, outage_s)
             if on_chunk is not None:
                 await on_chunk(offset, answers)
             return answers
 
         return await gather_chunks(one, chunked(payloads, self.settings.chunk_size))
 
-    async def _judge(self, chunk: list[Payload], deadline: float) -> list[Payload]:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return _failed(chunk, "timed out waiting for a worker")
-        try:
-            sent = await asyncio.to_thread(self.task.clone(args=(chunk,)).apply_async)
-        except Exception as error:
-            raise BrokerUnavailable(f"cannot queue the batch: {error}") from error
-        try:
-            value = await asyncio.wait_for(self._results.wait(sent), left)
-        except TimeoutError:
-            return _failed(chunk, "timed out waiting for a worker")
-        return value if isinstance(value, list) else _failed(chunk, f"worker task failed: {value}")
+    async def _judge(self, chunk: list[Payload], deadline: float, outage_s: float) -> list[Payload]:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return _failed(chunk, "timed out waiting for a worker")
+            try:
+                send = self.task.clone(args=(chunk,)).apply_async
+                sent = await self._io.call(send, timeout_s=_SEND_TIMEOUT_S)
+            except Exception as error:
+                lasted = self._results.outage.down()
+                if outage_s <= 0:
+                    raise BrokerUnavailable(f"cannot queue the batch: {error}") from error
+                if lasted >= outage_s:
+                    return _failed(chunk, f"the broker was unreachable for {lasted:.0f} s: {error}")
+                await asyncio.sleep(min(1.0, left))
+                continue
+            try:
+                value = await asyncio.wait_for(self._results.wait(sent, outage_s), left)
+            except TimeoutError:
+                return _failed(chunk, "timed out waiting for a worker")
+            except BrokerLost:
+                continue  # the broker came back and may have forgotten it: send it again
+            except BrokerUnavailable as error:
+                if outage_s <= 0:
+                    raise
+                return _failed(chunk, str(error))
+            if isinstance(value, list):
+                return value
+            return _failed(chunk, f"worker task failed: {value}")
 
     def _read_slots_when_due(self) -> None:
         reading = self._reading_slots is not None and not self._reading_slots.done()
@@ -131,7 +165,7 @@ class CeleryDispatcher:
 
     async def _read_slots(self) -> None:
         try:
-            slots = await asyncio.to_thread(self._worker_slots)
+            slots = await self._io.call(self._worker_slots)
         except Exception:  # the broker is down: the count stands, the next batch asks again
             return
         if slots > 0:  # none answered yet: ask again on the next batch
@@ -170,62 +204,6 @@ class CeleryDispatcher:
     def close(self) -> None:
         if self._reading_slots is not None:
             self._reading_slots.cancel()
+        self._results.close()
+        self._io.close()
         self.app.close()
-
-
-class _Results:
-    """Awaits the results of every request's chunks with one poll: one Redis MGET for all."""
-
-    def __init__(self, app: Celery) -> None:
-        self.app = app
-        self._waiting: dict[str, tuple[Any, asyncio.Future[Any]]] = {}
-        self._poller: asyncio.Task[None] | None = None
-
-    async def wait(self, sent: Any) -> Any:
-        """The chunk's answers, or the text of its failure."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting[sent.id] = (sent, future)
-        if self._poller is None or self._poller.done():
-            self._poller = asyncio.create_task(self._poll())
-        try:
-            return await future
-        finally:
-            self._waiting.pop(sent.id, None)
-
-    async def _poll(self) -> None:
-        delay = 0.002
-        while self._waiting:
-            pending = {task_id: sent for task_id, (sent, _) in self._waiting.items()}
-            try:
-                finished = await asyncio.to_thread(self._collect, pending)
-            except Exception as error:  # every waiter must hear it, or it waits forever
-                for _, future in self._waiting.values():
-                    if not future.done():
-                        future.set_exception(BrokerUnavailable(f"cannot read results: {error}"))
-                return
-            for task_id, value in finished.items():
-                if task_id in self._waiting and not self._waiting[task_id][1].done():
-                    self._waiting[task_id][1].set_result(value)
-            delay = 0.002 if finished else min(delay * 2, 0.05)
-            await asyncio.sleep(delay)
-
-    def _collect(self, pending: dict[str, Any]) -> dict[str, Any]:
-        """Finished chunks by task id: their answers, or the failure's text."""
-        backend = self.app.backend
-        done: dict[str, Any] = {}
-        client = getattr(backend, "client", None)
-        if client is not None and hasattr(backend, "get_key_for_task"):
-            keys = [backend.get_key_for_task(task_id) for task_id in pending]
-            for task_id, raw in zip(pending, client.mget(keys), strict=True):
-                if raw is None:
-                    continue
-                meta = backend.decode_result(raw)
-                if meta["status"] in ("SUCCESS", "FAILURE", "REVOKED"):
-                    done[task_id] = (
-                        meta["result"] if meta["status"] == "SUCCESS" else str(meta["result"])
-                    )
-            return done
-        for task_id, result in pending.items():
-            if result.ready():
-                done[task_id] = result.result if result.successful() else str(result.result)
-        return done

@@ -8,7 +8,6 @@ dispatcher. A bad item fails alone (status ``error``); an infrastructure failure
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from judge_service._store_retry import ride_out
 from judge_service.client_json import is_text
 from judge_service.complexity import time_reward
 from judge_service.dispatch import Dispatcher
@@ -69,7 +69,9 @@ class JudgeService:
         on_progress: Progress | None = None,
     ) -> list[SubmissionResult]:
         started = time.monotonic()
-        items = await asyncio.to_thread(self._prepare, raw_items, options)
+        # A queued job waits out a database outage; a synchronous caller hears of it (503).
+        store_outage_s = self.settings.store_outage_s if job_id is not None else 0.0
+        items = await ride_out(store_outage_s, self._prepare, raw_items, options)
         decided = [(item.position, item.result) for item in items if item.result is not None]
         self.metrics.cache_hits.inc(sum(1 for _, r in decided if r.cached))
         # A queued job stores each chunk as it lands (its progress); a synchronous batch stores
@@ -103,7 +105,9 @@ class JudgeService:
 
         payloads = [self._payload(item, options) for item in todo]
         if payloads:
-            await self.dispatcher.run(payloads, chunk_done)
+            # A queued job outlives a broker outage; a synchronous caller hears of it (503).
+            outage_s = self.settings.broker_outage_s if job_id is not None else 0.0
+            await self.dispatcher.run(payloads, chunk_done, outage_s=outage_s)
         await self._save(job_id, unsaved, on_progress)
         self.metrics.batch_latency.observe(time.monotonic() - started)
         self.metrics.batch_size.observe(len(raw_items))
@@ -342,7 +346,8 @@ class JudgeService:
                 and not item.result.load_dependent
             ):
                 cache[item.cache_key] = {k: v for k, v in dump.items() if k not in ("id", "cached")}
-        await asyncio.to_thread(self._write, job_id, rows, cache)
+        outage_s = self.settings.store_outage_s if job_id is not None else 0.0
+        await ride_out(outage_s, self._write, job_id, rows, cache)
         if on_progress is not None:
             await on_progress(
                 [(item.position, item.result) for item in items if item.result is not None]

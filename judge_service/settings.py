@@ -50,6 +50,20 @@ class Settings(SandboxConfig):
     batch_timeout_s: float = Field(
         3600.0, gt=0, description="Longest a synchronous batch may wait for its results."
     )
+    broker_outage_s: float = Field(
+        300.0,
+        ge=0,
+        description="How long a queued job waits out an unreachable broker; the chunks it may "
+        "have lost are sent again when it is back, and what is still unjudged after this long "
+        "ends as system_error (a retry of the job judges it). Synchronous requests answer 503.",
+    )
+    store_outage_s: float = Field(
+        60.0,
+        ge=0,
+        description="How long a queued job waits out an unreachable database, its writes made "
+        "again when it answers; past that the job stops and resumes when it is stale "
+        "(job_stale_after_s). Synchronous requests answer 503.",
+    )
     worker_concurrency: int = Field(2, ge=1, description="Chunks one worker judges at once.")
     job_heartbeat_s: float = Field(
         10.0, gt=0, description="How often the API process marks a queued job it runs alive."

@@ -15,7 +15,9 @@ import logging
 
 from pydantic import ValidationError
 
+from judge_service._store_retry import ride_out
 from judge_service.api.state import AppState
+from judge_service.exceptions import StoreUnavailable
 from judge_service.schemas import JudgeRequest
 
 __all__ = ["resume_stale_jobs", "start_job", "sweep_stale_jobs"]
@@ -58,16 +60,22 @@ async def sweep_stale_jobs(state: AppState) -> None:
 
 
 async def _run_job(state: AppState, job_id: str, request: JudgeRequest) -> None:
-    await asyncio.to_thread(state.store.mark_job, job_id, "running")
+    # A database outage is waited out; one longer than store_outage_s leaves the job running
+    # without a heartbeat, so a live process resumes it once the database is back.
+    outage_s = state.settings.store_outage_s
+    await ride_out(outage_s, state.store.mark_job, job_id, "running")
     heartbeat = asyncio.create_task(_heartbeat(state, job_id))
     try:
         await state.service.judge(request.submissions, request.options, job_id=job_id)
+    except StoreUnavailable:
+        log.warning("job %s stopped: the database stayed unreachable; it resumes later", job_id)
+        return
     except Exception as error:  # the job must end in a state a poller can see
-        await asyncio.to_thread(state.store.mark_job, job_id, "failed", error=str(error))
+        await ride_out(outage_s, state.store.mark_job, job_id, "failed", error=str(error))
         return
     finally:
         heartbeat.cancel()
-    await asyncio.to_thread(state.store.mark_job, job_id, "done")
+    await ride_out(outage_s, state.store.mark_job, job_id, "done")
 
 
 async def _heartbeat(state: AppState, job_id: str) -> None:

@@ -52,7 +52,11 @@ class InProcessDispatcher:
         )
 
     async def run(
-        self, payloads: list[Payload], on_chunk: ChunkDone | None = None
+        self,
+        payloads: list[Payload],
+        on_chunk: ChunkDone | None = None,
+        *,
+        outage_s: float = 0.0,  # no broker here to wait for
     ) -> list[Payload]:
         loop = asyncio.get_running_loop()
         request = object()
