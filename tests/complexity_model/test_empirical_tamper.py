@@ -34,7 +34,8 @@ _SLOW = (
 )
 
 # The sizes the judge uses (every integer to 8, then three per doubling): guessable.
-_LADDER = "[1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 25, 32, 40, 50, 64, 80, 101, 128, 161, 203, 256, 322, 406, 512, 645, 812, 1024]"
+_LADDER = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 25, 32, 40, 50, 64, 80, 101, 128, 161, 203]
+_LADDER += [256, 322, 406, 512, 645, 812, 1024]
 
 TAMPERING = {
     # The clock the Meter reads is a module attribute; SIGPROF's handler is replaceable.
