@@ -1,0 +1,87 @@
+"""A callable the static analyser cannot tell is never free: red-team reproductions.
+
+Each program is O(n^2): an O(n) helper (a count, a sum, a sort) called once per element.
+The per-element call went through a name the analysis did not follow, so the call cost
+nothing and the program read as O(n), earning R_time on an O(n) problem:
+
+- a parameter (a default function or lambda, or a function a helper is handed), which may
+  hold any function: ``unknown``;
+- a library function or method held in a variable (``s = sum``, ``c = xs.count``): costed as
+  that function.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from complexity_model.problem import ComplexityProblem
+from complexity_model.static import StaticComplexityJudge
+from judge_service.sandbox.models import TestMode
+
+COUNT = "def g(xs, x):\n    return sum(1 for y in xs if y < x)\n"
+LAMBDA = "lambda xs, x: sum(1 for y in xs if y < x)"
+
+HIDDEN = {
+    # A parameter's default.
+    "default lambda": f"def f(xs, g={LAMBDA}):\n    return [g(xs, x) for x in xs]\n",
+    "default function": COUNT + "def f(xs, h=g):\n    return [h(xs, x) for x in xs]\n",
+    "keyword-only default": COUNT + "def f(xs, *, h=g):\n    return [h(xs, x) for x in xs]\n",
+    "method default": (
+        f"class Solution:\n    def f(self, xs, h={LAMBDA}):\n"
+        "        return [h(xs, x) for x in xs]\n"
+    ),
+    # A function handed to a helper that calls it per element.
+    "lambda handed to a helper": (
+        "def each(xs, fn):\n    return [fn(x) for x in xs]\n"
+        "def f(xs):\n    return each(xs, lambda x: sum(1 for y in xs if y < x))\n"
+    ),
+    "function handed to a helper": (
+        COUNT + "def each(xs, fn):\n    return [fn(xs, x) for x in xs]\n"
+        "def f(xs):\n    return each(xs, g)\n"
+    ),
+    "function kept in an attribute": (
+        COUNT + "class Each:\n    def __init__(self, fn):\n        self.fn = fn\n"
+        "    def run(self, xs):\n        return [self.fn(xs, x) for x in xs]\n"
+        "def f(xs):\n    return Each(g).run(xs)\n"
+    ),
+    # A library function or method held in a variable.
+    "bound method": "def f(xs):\n    c = xs.count\n    return [c(x) for x in xs]\n",
+    "bound index": "def f(xs):\n    ix = xs.index\n    return [ix(x) for x in xs]\n",
+    "builtin in a variable": "def f(xs):\n    s = sum\n    return [s(xs) for x in xs]\n",
+    "sorted in a variable": "def f(xs):\n    s = sorted\n    return [s(xs)[0] for x in xs]\n",
+    "builtin in a module variable": "S = sum\ndef f(xs):\n    return [S(xs) for x in xs]\n",
+    "builtins unpacked": "def f(xs):\n    s, t = sum, max\n    return [s(xs) + t(xs) for x in xs]\n",
+    "one of two builtins": (
+        "def f(xs):\n    s = sum if xs else max\n    return [s(xs) for x in xs]\n"
+    ),
+}
+
+HONEST = {
+    "builtin in a variable, once": ("def f(xs):\n    s = sum\n    return s(xs)\n", "O(n)"),
+    "bound append": (
+        "def f(xs):\n    out = []\n    push = out.append\n    for x in xs:\n"
+        "        push(x)\n    return out\n",
+        "O(n)",
+    ),
+    "sort key": ("def f(xs):\n    return sorted(xs, key=lambda x: -x)\n", "O(n log n)"),
+    "helper alias": (
+        COUNT + "def f(xs):\n    h = g\n    return [h(xs, x) for x in xs]\n",
+        "O(n^2)",
+    ),
+}
+
+
+def _problem() -> ComplexityProblem:
+    return ComplexityProblem(mode=TestMode.FUNCTION, entry_point="f")
+
+
+@pytest.mark.parametrize("name", list(HIDDEN))
+def test_a_call_the_analysis_cannot_follow_is_never_cheap(name: str) -> None:
+    estimate = StaticComplexityJudge().estimate(HIDDEN[name], "python", _problem())
+    assert estimate.predicted in ("O(n^2)", "unknown"), (estimate.predicted, estimate.evidence)
+
+
+@pytest.mark.parametrize("name", list(HONEST))
+def test_callables_it_can_follow_keep_their_class(name: str) -> None:
+    code, expected = HONEST[name]
+    assert StaticComplexityJudge().estimate(code, "python", _problem()).predicted == expected
