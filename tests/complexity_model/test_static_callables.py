@@ -44,13 +44,24 @@ HIDDEN = {
         "    def run(self, xs):\n        return [self.fn(xs, x) for x in xs]\n"
         "def f(xs):\n    return Each(g).run(xs)\n"
     ),
+    "one of two functions handed to a helper": (
+        COUNT + "def cheap(xs, x):\n    return x\n"
+        "def each(xs, fn):\n    return [fn(xs, x) for x in xs]\n"
+        "def f(xs):\n    return each(xs, cheap) + each(xs, g)\n"
+    ),
+    "a function handed over through *args": (
+        COUNT + "def each(xs, fn):\n    return [fn(xs, x) for x in xs]\n"
+        "def f(xs):\n    return each(*[xs, g])\n"
+    ),
     # A library function or method held in a variable.
     "bound method": "def f(xs):\n    c = xs.count\n    return [c(x) for x in xs]\n",
     "bound index": "def f(xs):\n    ix = xs.index\n    return [ix(x) for x in xs]\n",
     "builtin in a variable": "def f(xs):\n    s = sum\n    return [s(xs) for x in xs]\n",
     "sorted in a variable": "def f(xs):\n    s = sorted\n    return [s(xs)[0] for x in xs]\n",
     "builtin in a module variable": "S = sum\ndef f(xs):\n    return [S(xs) for x in xs]\n",
-    "builtins unpacked": "def f(xs):\n    s, t = sum, max\n    return [s(xs) + t(xs) for x in xs]\n",
+    "builtins unpacked": (
+        "def f(xs):\n    s, t = sum, max\n    return [s(xs) + t(xs) for x in xs]\n"
+    ),
     "one of two builtins": (
         "def f(xs):\n    s = sum if xs else max\n    return [s(xs) for x in xs]\n"
     ),
