@@ -57,6 +57,7 @@ from complexity_model.static._ts_facts import (
 )
 from complexity_model.static._ts_lambdas import (
     called_by_name,
+    held_function,
     lambda_key,
     per_element,
     referenced_method,
@@ -465,6 +466,15 @@ class _TreeLowering:
         )
         if held is not None and held.start_byte in self.lambdas:
             return [Call(self.lambdas[held.start_byte], (), line)]  # r.run(), f.apply(x)
+        function_value = held_function(
+            name, receiver, owner_type, self.facts.types.keys(), self.language
+        )
+        if function_value is not None:
+            value = self.facts.single_values.get(name if receiver is None else owner)
+            target = text(value).lstrip("&") if value is not None else ""
+            if target in self.user_functions:
+                return [Call(target, (), line)]  # h = g; h(x)
+            return [Opaque(function_value, line)]
         opaque = opaque_call(node, name, qualified, self.language)
         if opaque is not None:
             return [opaque]

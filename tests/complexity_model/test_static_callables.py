@@ -96,3 +96,63 @@ def test_a_call_the_analysis_cannot_follow_is_never_cheap(name: str) -> None:
 def test_callables_it_can_follow_keep_their_class(name: str) -> None:
     code, expected = HONEST[name]
     assert StaticComplexityJudge().estimate(code, "python", _problem()).predicted == expected
+
+
+_CPP_COUNT = (
+    "#include <vector>\n#include <functional>\nusing namespace std;\n"
+    "int g(vector<int>& xs, int x) { int c = 0; for (int y : xs) if (y < x) c++; return c; }\n"
+)
+_CPP_LAMBDA = "[&](int x) { int c = 0; for (int y : xs) if (y < x) c++; return c; }"
+_JAVA_LAMBDA = "x -> { int c = 0; for (int y : xs) if (y < x) c++; return c; }"
+
+HIDDEN_TREE_SITTER = {
+    "C++ lambda handed to a std::function parameter": (
+        "cpp",
+        "f",
+        _CPP_COUNT + "int each(vector<int>& xs, function<int(int)> fn) {\n"
+        "  int t = 0;\n  for (int x : xs) t += fn(x);\n  return t;\n}\n"
+        f"int f(vector<int>& xs) {{ return each(xs, {_CPP_LAMBDA}); }}\n",
+    ),
+    "C++ function pointer": (
+        "cpp",
+        "f",
+        _CPP_COUNT + "int f(vector<int>& xs) {\n  int (*h)(vector<int>&, int) = g;\n"
+        "  int t = 0;\n  for (int x : xs) t += h(xs, x);\n  return t;\n}\n",
+    ),
+    "Java lambda handed to a functional-interface parameter": (
+        "java",
+        "Solution.f",
+        "class Solution {\n"
+        "  int each(int[] xs, java.util.function.IntUnaryOperator fn) {\n"
+        "    int t = 0;\n    for (int x : xs) t += fn.applyAsInt(x);\n    return t;\n  }\n"
+        f"  int f(int[] xs) {{ return each(xs, {_JAVA_LAMBDA}); }}\n}}\n",
+    ),
+    "Java Function parameter": (
+        "java",
+        "Solution.f",
+        "import java.util.function.*;\nclass Solution {\n"
+        "  int each(int[] xs, Function<Integer, Integer> fn) {\n"
+        "    int t = 0;\n    for (int x : xs) t += fn.apply(x);\n    return t;\n  }\n"
+        f"  int f(int[] xs) {{ return each(xs, {_JAVA_LAMBDA}); }}\n}}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HIDDEN_TREE_SITTER))
+def test_java_and_cpp_calls_through_function_values_are_never_cheap(name: str) -> None:
+    language, entry_point, code = HIDDEN_TREE_SITTER[name]
+    problem = ComplexityProblem(mode=TestMode.FUNCTION, entry_point=entry_point)
+    estimate = StaticComplexityJudge().estimate(code, language, problem)
+    assert estimate.predicted in ("O(n^2)", "unknown"), (estimate.predicted, estimate.evidence)
+
+
+def test_a_recursive_cpp_std_function_lambda_keeps_its_class() -> None:
+    code = (
+        "#include <vector>\n#include <functional>\nusing namespace std;\n"
+        "int f(vector<int>& xs) {\n  int n = xs.size(), t = 0;\n"
+        "  function<void(int)> walk = [&](int i) {\n"
+        "    if (i >= n) return;\n    t += xs[i];\n    walk(i + 1);\n  };\n"
+        "  walk(0);\n  return t;\n}\n"
+    )
+    problem = ComplexityProblem(mode=TestMode.FUNCTION, entry_point="f")
+    assert StaticComplexityJudge().estimate(code, "cpp", problem).predicted == "O(n)"
