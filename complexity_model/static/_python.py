@@ -305,12 +305,23 @@ class _PythonLowering:
 
     def _is_sequence(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
-            return self.facts.kinds.get(node.id) == "list"
+            kind = self.facts.kinds.get(node.id)
+            if kind is not None or node.id not in self.facts.parameters:
+                return kind == "list"
+            # A parameter of no known kind may be the input list (or a string): scanned,
+            # unless every caller hands it a set or a dict.
+            passed = self.opacity.bindings.passed(node.id)
+            return not passed or not all(self._hashed(value) for value in passed)
         if isinstance(node, ast.Subscript):
             return isinstance(node.slice, ast.Slice)
         return isinstance(node, ast.ListComp) or (
             isinstance(node, ast.List) and len(node.elts) > 64
         )
+
+    def _hashed(self, value: ast.expr | None) -> bool:
+        if isinstance(value, ast.Name):
+            return self.facts.kinds.get(value.id) == "hashed"
+        return self.facts.kind_of(value) == "hashed"
 
     def _comprehension(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp

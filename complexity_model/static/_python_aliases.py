@@ -93,6 +93,10 @@ class Bindings:
             return target
         return func
 
+    def passed(self, parameter: str) -> list[ast.expr | None]:
+        """What a parameter may hold: its default and its callers' arguments (None: unknown)."""
+        return self._parameters.get(parameter, [])
+
     def held(self, func: ast.Name | ast.Attribute) -> bool:
         """Whether calling ``func`` may run a function the analysis cannot tell: a variable or
         attribute bound to something other than plain names of library functions."""

@@ -156,3 +156,53 @@ def test_a_recursive_cpp_std_function_lambda_keeps_its_class() -> None:
     )
     problem = ComplexityProblem(mode=TestMode.FUNCTION, entry_point="f")
     assert StaticComplexityJudge().estimate(code, "cpp", problem).predicted == "O(n)"
+
+
+# ---- membership tests on a parameter ---------------------------------------------------------
+# ``x in nums`` on the input list is a scan: per element it is O(n^2) (the naive two-sum), which
+# read as O(n) when the list was a parameter (no assignment told its kind).
+SCANS = {
+    "annotated list": (
+        "from typing import List\ndef f(xs: List[int]):\n"
+        "    return sum(1 for x in range(len(xs)) if x in xs)\n"
+    ),
+    "Solution method": (
+        "class Solution:\n    def f(self, nums: List[int]) -> int:\n        r = 0\n"
+        "        for i in range(len(nums)):\n            if i not in nums:\n"
+        "                r += 1\n"
+        "        return r\n"
+    ),
+    "no annotation": (
+        "def f(xs):\n    r = 0\n    for x in xs:\n        if -x in xs:\n            r += 1\n"
+        "    return r\n"
+    ),
+    "a helper handed the list": (
+        "def has(items, x):\n    return x in items\ndef f(xs):\n    out = []\n    for x in xs:\n"
+        "        if not has(out, x):\n            out.append(x)\n    return out\n"
+    ),
+}
+LOOKUPS = {
+    "a set made of the list": (
+        "def f(nums: List[int]):\n    s = set(nums)\n    return [x in s for x in nums]\n"
+    ),
+    "an annotated dict": (
+        "def f(d: Dict[int, int], xs: List[int]):\n    return [x in d for x in xs]\n"
+    ),
+    "a helper handed a set": (
+        "def has(seen, x):\n    return x in seen\ndef f(xs):\n    seen = set()\n    out = []\n"
+        "    for x in xs:\n        if not has(seen, x):\n            seen.add(x)\n"
+        "            out.append(x)\n    return out\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCANS))
+def test_membership_in_a_list_parameter_is_a_scan(name: str) -> None:
+    estimate = StaticComplexityJudge().estimate(SCANS[name], "python", _problem())
+    assert estimate.predicted == "O(n^2)", estimate.evidence
+
+
+@pytest.mark.parametrize("name", list(LOOKUPS))
+def test_membership_in_a_set_or_dict_stays_a_lookup(name: str) -> None:
+    estimate = StaticComplexityJudge().estimate(LOOKUPS[name], "python", _problem())
+    assert estimate.predicted == "O(n)", estimate.evidence
