@@ -60,6 +60,14 @@ class Bindings:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
                 self._values.setdefault(_key(node), []).append(simple.get(id(node)))
+        # A class attribute (``h = staticmethod(lambda ...)`` in the body) is called as ``.h``.
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.Assign):
+                        for target in item.targets:
+                            if isinstance(target, ast.Name):
+                                self._values.setdefault("." + target.id, []).append(item.value)
         # A parameter holds its default and whatever its callers pass.
         self._parameters = parameter_values(tree)
         for name, bound in self._parameters.items():

@@ -53,6 +53,10 @@ HIDDEN = {
         COUNT + "def each(xs, fn):\n    return [fn(xs, x) for x in xs]\n"
         "def f(xs):\n    return each(*[xs, g])\n"
     ),
+    "a lambda in a class attribute": (
+        f"class S:\n    h = staticmethod({LAMBDA})\n"
+        "def f(xs):\n    return [S.h(xs, x) for x in xs]\n"
+    ),
     # A library function or method held in a variable.
     "bound method": "def f(xs):\n    c = xs.count\n    return [c(x) for x in xs]\n",
     "bound index": "def f(xs):\n    ix = xs.index\n    return [ix(x) for x in xs]\n",
