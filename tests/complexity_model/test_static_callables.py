@@ -210,3 +210,16 @@ def test_membership_in_a_list_parameter_is_a_scan(name: str) -> None:
 def test_membership_in_a_set_or_dict_stays_a_lookup(name: str) -> None:
     estimate = StaticComplexityJudge().estimate(LOOKUPS[name], "python", _problem())
     assert estimate.predicted == "O(n)", estimate.evidence
+
+
+def test_deleting_the_front_of_a_list_in_a_loop_is_quadratic() -> None:
+    # A queue kept in a list: each del shifts every element (as pop(0) does).
+    for delete in ("del b[0]", "del b[:1]"):
+        code = f"def f(xs):\n    b = list(xs)\n    while b:\n        {delete}\n    return 0\n"
+        assert StaticComplexityJudge().estimate(code, "python", _problem()).predicted == "O(n^2)"
+    stack = "def f(xs):\n    b = list(xs)\n    while b:\n        del b[-1:]\n    return 0\n"
+    assert StaticComplexityJudge().estimate(stack, "python", _problem()).predicted == "O(n)"
+    table = (
+        "def f(xs):\n    d = {x: 1 for x in xs}\n    for x in xs:\n        del d[x]\n    return 0\n"
+    )
+    assert StaticComplexityJudge().estimate(table, "python", _problem()).predicted == "O(n)"
