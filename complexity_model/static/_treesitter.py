@@ -82,6 +82,10 @@ from complexity_model.static._ts_syntax import (
 _LOOPS = frozenset(
     {"for_statement", "enhanced_for_statement", "for_range_loop", "while_statement", "do_statement"}
 )
+# Sequences whose positional insert shifts the elements after it.
+_SHIFTED = frozenset(
+    {"ArrayList", "List", "Vector", "StringBuilder", "vector", "string", "basic_string"}
+)
 _NO_COST_TYPES = frozenset(
     {
         "HashMap",
@@ -488,6 +492,8 @@ class _TreeLowering:
         if name in JAVA_FILL_METHODS:
             effects.append(Effect("fill", owner))
         cost = self._method_cost(name, owner_type, receiver)
+        if name in {"add", "insert"} and owner_type in _SHIFTED and len(arguments(node)) >= 2:
+            cost = LINEAR  # list.add(0, x), v.insert(v.begin(), x): the rest moves up
         if cost is not None:
             items = work(cost, f"{owner_type or 'object'}.{name}", line)
             for item in items:

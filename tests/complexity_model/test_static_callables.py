@@ -223,3 +223,29 @@ def test_deleting_the_front_of_a_list_in_a_loop_is_quadratic() -> None:
         "def f(xs):\n    d = {x: 1 for x in xs}\n    for x in xs:\n        del d[x]\n    return 0\n"
     )
     assert StaticComplexityJudge().estimate(table, "python", _problem()).predicted == "O(n)"
+
+
+@pytest.mark.parametrize(
+    ("language", "entry_point", "code"),
+    [
+        (
+            "java",
+            "Solution.f",
+            "import java.util.*;\nclass Solution {\n  int f(int[] xs) {\n"
+            "    List<Integer> l = new ArrayList<>();\n    for (int x : xs) l.add(0, x);\n"
+            "    return l.size();\n  }\n}\n",
+        ),
+        (
+            "cpp",
+            "f",
+            "#include <vector>\nusing namespace std;\nint f(vector<int>& xs) {\n"
+            "  vector<int> v;\n  for (int x : xs) v.insert(v.begin(), x);\n  return v.size();\n}\n",
+        ),
+    ],
+    ids=["java list.add(0, x)", "cpp v.insert(v.begin(), x)"],
+)
+def test_inserting_at_the_front_of_a_list_in_a_loop_is_quadratic(
+    language: str, entry_point: str, code: str
+) -> None:
+    problem = ComplexityProblem(mode=TestMode.FUNCTION, entry_point=entry_point)
+    assert StaticComplexityJudge().estimate(code, language, problem).predicted == "O(n^2)"
