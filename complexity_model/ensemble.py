@@ -4,7 +4,9 @@ Empirical timing when the problem has an input generator, or tests and a referen
 one from (:mod:`complexity_model.derive`): it measures the program rather than reading it;
 otherwise the served model when one is configured; otherwise the static analyser. A backend
 that answers ``unknown`` or fails hands over to the next one, so a served model that is down
-degrades to static analysis instead of failing the submission. The static analyser runs on
+degrades to static analysis instead of failing the submission; except an empirical
+``unknown`` marked ``final`` (the program answered wrong, crashed or kept state on the timed
+inputs), which stands. The static analyser runs on
 every call (milliseconds) as a cross-check: when the deciding backend and it are more than one
 ladder class apart, the result says so (``evidence["disagreement"]``) and its confidence is
 halved. ``unknown`` from every backend is ``unknown``, which earns no R_time
@@ -78,7 +80,12 @@ class EnsembleComplexityJudge:
             signals.append(signal)
             if backend is self.served and "error" in signal:
                 self._served_down_until = time.monotonic() + self.served_cooldown_s
-            if estimate is not None and estimate.predicted != UNKNOWN:
+            if estimate is not None and (
+                estimate.predicted != UNKNOWN or estimate.evidence.get("final")
+            ):
+                # A program the empirical judge caught (a wrong answer on the timed inputs,
+                # state kept between calls, a crash) gets no class from a weaker backend: the
+                # static analyser would read a fast wrong heuristic as optimal.
                 decided = estimate
                 break
         static, signal = _run(self.static, code, language, problem)

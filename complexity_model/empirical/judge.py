@@ -92,6 +92,9 @@ class Measurement:
     """The fit of these times to the reference's curve, when one was made."""
     like_reference: str = ""
     """The reference's class when these times grow as the reference's: it decides."""
+    final: bool = False
+    """The class is unknown because of what the program did (a wrong answer, a crash, state
+    kept between calls, too slow to time): no other backend may give it a class instead."""
 
     @property
     def predicted(self) -> str:
@@ -122,11 +125,12 @@ class Measurement:
                 else {}
             ),
             **({"reason": self.reason} if self.reason else {}),
+            **({"final": True} if self.reason and self.final else {}),
             **({"notes": self.notes} if self.notes else {}),
         }
 
-    def failed(self, reason: str) -> Measurement:
-        return replace(self, reason=reason)
+    def failed(self, reason: str, final: bool = True) -> Measurement:
+        return replace(self, reason=reason, final=final)
 
 
 class EmpiricalComplexityJudge:
@@ -262,7 +266,9 @@ class EmpiricalComplexityJudge:
         measured = Measurement(points, fit, "", output.digests, output.notes)
         if output.error:
             what = _FAILURES.get(output.error_source, "the program failed")
-            return measured.failed(f"{what}: {output.error}"[:300])
+            # A generator that fails is the problem's failure, not the program's.
+            final = output.error_source != "generator"
+            return measured.failed(f"{what}: {output.error}"[:300], final)
         if fit.predicted == UNKNOWN:
             return measured.failed(f"too few sizes measured ({len(points)}); {ended}"[:300])
         return measured

@@ -192,6 +192,8 @@ class _PythonLowering:
             return self._fills(node.target) + self.expr(node.value)
         if isinstance(node, ast.AnnAssign):
             return self.expr(node.value) if node.value is not None else []
+        if isinstance(node, ast.Delete):
+            return [item for target in node.targets for item in self._delete(target)]
         lowered: list[Stmt] = []
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -214,6 +216,19 @@ class _PythonLowering:
         if isinstance(target, ast.Tuple | ast.List):
             return [fill for element in target.elts for fill in self._fills(element)]
         return []
+
+    def _delete(self, target: ast.expr) -> list[Stmt]:
+        """``del xs[0]`` shifts the whole list, as ``xs.pop(0)`` does (``del d[k]`` does not)."""
+        if not isinstance(target, ast.Subscript):
+            return []
+        kind = self.facts.kinds.get(base_name(target), "")
+        if kind in {"hashed", "deque"} or kind.startswith("constant"):
+            return []
+        index = target.slice
+        if isinstance(index, ast.Slice):  # del xs[:k] shifts the rest; del xs[-k:] does not
+            index = index.lower if index.lower is not None else ast.Constant(0)
+        shifts = const_value(index, {}) == 0
+        return work(LINEAR, "del xs[0]", target.lineno) if shifts else []
 
     def _for(self, node: ast.For | ast.AsyncFor) -> list[Stmt]:
         targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
@@ -305,12 +320,23 @@ class _PythonLowering:
 
     def _is_sequence(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
-            return self.facts.kinds.get(node.id) == "list"
+            kind = self.facts.kinds.get(node.id)
+            if kind is not None or node.id not in self.facts.parameters:
+                return kind == "list"
+            # A parameter of no known kind may be the input list (or a string): scanned,
+            # unless every caller hands it a set or a dict.
+            passed = self.opacity.bindings.passed(node.id)
+            return not passed or not all(self._hashed(value) for value in passed)
         if isinstance(node, ast.Subscript):
             return isinstance(node.slice, ast.Slice)
         return isinstance(node, ast.ListComp) or (
             isinstance(node, ast.List) and len(node.elts) > 64
         )
+
+    def _hashed(self, value: ast.expr | None) -> bool:
+        if isinstance(value, ast.Name):
+            return self.facts.kinds.get(value.id) == "hashed"
+        return self.facts.kind_of(value) == "hashed"
 
     def _comprehension(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp

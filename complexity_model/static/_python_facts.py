@@ -103,16 +103,24 @@ class PythonFacts:
     filled: set[str] = field(default_factory=set)
     # Names bound exactly once, to this value: their size is the value's size.
     single_values: dict[str, ast.expr] = field(default_factory=dict)
+    parameters: set[str] = field(default_factory=set)
+    """Names of the functions' parameters; a list when annotated so (or when not annotated at
+    all: ``x in nums`` on an input list is a scan), hashed when annotated as a dict or set."""
 
     @classmethod
     def collect(cls, tree: ast.Module) -> PythonFacts:
         facts = cls()
         assigned: dict[str, list[ast.expr | None]] = {}
+        annotations: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 facts.functions.setdefault(node.name, []).append(node)
                 for arg in node.args.args:
                     assigned.setdefault(arg.arg, []).append(None)
+                    facts.parameters.add(arg.arg)
+                    annotated = _annotated_kind(arg.annotation)
+                    if annotated:
+                        annotations.setdefault(arg.arg, annotated)
             elif isinstance(node, ast.ClassDef):
                 facts.classes.add(node.name)
                 for item in node.body:
@@ -136,6 +144,8 @@ class PythonFacts:
                         facts.adjacency.add(base_name(node.func.value))
         for name, values in assigned.items():
             facts._settle(name, values)
+        for name, kind in annotations.items():
+            facts.kinds.setdefault(name, kind)
         return facts
 
     def _bind(
@@ -160,13 +170,13 @@ class PythonFacts:
         if numbers and all(number is not None for number in numbers):
             self.constants[name] = max(abs(number) for number in numbers if number is not None)
         for value in values:
-            kind = self._kind_of(value)
+            kind = self.kind_of(value)
             if kind == "constant_list" and name in self.filled:
                 kind = "list"
             if kind:
                 self.kinds.setdefault(name, kind)
 
-    def _kind_of(self, value: ast.expr | None) -> str:
+    def kind_of(self, value: ast.expr | None) -> str:
         if value is None:
             return ""
         if isinstance(value, ast.Set | ast.Dict | ast.SetComp | ast.DictComp):
@@ -190,6 +200,23 @@ class PythonFacts:
         if isinstance(value, ast.Attribute) and value.attr.startswith("ascii_"):
             return "constant_str"
         return ""
+
+
+_LIST_ANNOTATIONS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "str", "Iterable"})
+_HASHED_ANNOTATIONS = frozenset(
+    {"Dict", "dict", "Set", "set", "FrozenSet", "frozenset", "Mapping", "DefaultDict", "Counter"}
+)
+
+
+def _annotated_kind(annotation: ast.expr | None) -> str:
+    """ "list" or "hashed" for ``List[int]``, ``dict`` and the like; '' otherwise."""
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    name = annotation.attr if isinstance(annotation, ast.Attribute) else ""
+    name = annotation.id if isinstance(annotation, ast.Name) else name
+    if name in _LIST_ANNOTATIONS:
+        return "list"
+    return "hashed" if name in _HASHED_ANNOTATIONS else ""
 
 
 def _is_special(name: str) -> bool:

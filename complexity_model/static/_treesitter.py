@@ -57,6 +57,7 @@ from complexity_model.static._ts_facts import (
 )
 from complexity_model.static._ts_lambdas import (
     called_by_name,
+    held_function,
     lambda_key,
     per_element,
     referenced_method,
@@ -80,6 +81,10 @@ from complexity_model.static._ts_syntax import (
 
 _LOOPS = frozenset(
     {"for_statement", "enhanced_for_statement", "for_range_loop", "while_statement", "do_statement"}
+)
+# Sequences whose positional insert shifts the elements after it.
+_SHIFTED = frozenset(
+    {"ArrayList", "List", "Vector", "StringBuilder", "vector", "string", "basic_string"}
 )
 _NO_COST_TYPES = frozenset(
     {
@@ -465,6 +470,15 @@ class _TreeLowering:
         )
         if held is not None and held.start_byte in self.lambdas:
             return [Call(self.lambdas[held.start_byte], (), line)]  # r.run(), f.apply(x)
+        function_value = held_function(
+            name, receiver, owner_type, self.facts.types.keys(), self.language
+        )
+        if function_value is not None:
+            value = self.facts.single_values.get(name if receiver is None else owner)
+            target = text(value).lstrip("&") if value is not None else ""
+            if target in self.user_functions:
+                return [Call(target, (), line)]  # h = g; h(x)
+            return [Opaque(function_value, line)]
         opaque = opaque_call(node, name, qualified, self.language)
         if opaque is not None:
             return [opaque]
@@ -478,6 +492,8 @@ class _TreeLowering:
         if name in JAVA_FILL_METHODS:
             effects.append(Effect("fill", owner))
         cost = self._method_cost(name, owner_type, receiver)
+        if name in {"add", "insert"} and owner_type in _SHIFTED and len(arguments(node)) >= 2:
+            cost = LINEAR  # list.add(0, x), v.insert(v.begin(), x): the rest moves up
         if cost is not None:
             items = work(cost, f"{owner_type or 'object'}.{name}", line)
             for item in items:

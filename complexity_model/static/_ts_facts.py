@@ -141,6 +141,8 @@ def declarator_name(node: Node | None) -> str:
         if node.type in {"identifier", "field_identifier"}:
             return text(node)
         inner = node.child_by_field_name("declarator") or node.child_by_field_name("name")
+        if inner is None and node.type == "parenthesized_declarator" and node.named_children:
+            inner = node.named_children[0]  # int (*h)(int): a function pointer named h
         if inner is None:
             named = [c for c in node.named_children if c.type in {"identifier", "field_identifier"}]
             return text(named[0]) if named else ""

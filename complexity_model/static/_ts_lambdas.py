@@ -9,6 +9,9 @@ hidden in a lambda is never free.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
+
 from tree_sitter import Node
 
 from complexity_model.static._cost import LINEAR, N_LOG_N, Cost
@@ -86,3 +89,28 @@ def referenced_method(node: Node) -> str:
     """``helper`` for ``this::helper`` or ``Solution::helper``."""
     names = [child for child in node.named_children if child.type == "identifier"]
     return text(names[-1]) if names else ""
+
+
+# Java's functional interfaces: a variable of one of these types holds a function.
+_JAVA_FUNCTIONAL = re.compile(
+    r"(?:Int|Long|Double|Obj|To\w+?)?(?:Bi)?"
+    r"(?:Function|UnaryOperator|BinaryOperator|Predicate|Consumer|Supplier)|Runnable|Callable"
+)
+
+
+def held_function(
+    name: str, receiver: Node | None, owner_type: str, declared: Collection[str], language: str
+) -> str | None:
+    """Why the call runs a function held in a variable or parameter (``fn(x)`` for a C++
+    ``std::function`` or function pointer, ``fn.apply(x)`` in Java), which may be any function:
+    a helper handed an O(n) lambda and calling it per element is O(n^2), not O(n). None when
+    the call is not one."""
+    if language == "cpp" and receiver is None and name in declared:
+        return f"calls {name}, a variable or parameter that may hold any function"
+    if (
+        language == "java"
+        and receiver is not None
+        and _JAVA_FUNCTIONAL.fullmatch(owner_type.rsplit(".", 1)[-1])
+    ):
+        return f"calls {text(receiver)}.{name}, a function held in a variable or parameter"
+    return None
