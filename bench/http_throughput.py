@@ -45,15 +45,26 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(port: int, sandboxes: int, directory: str) -> subprocess.Popen[bytes]:
+def server_env(sandboxes: int, directory: str, broker: str | None = None) -> dict[str, str]:
+    """The environment of ``judge serve`` (and its workers): a SQLite store in ``directory``,
+    and Celery on ``broker`` or the in-process dispatcher without one."""
     env = {
         **os.environ,
         "JUDGE_DATABASE_URL": f"sqlite:///{directory}/bench.db",
         "JUDGE_SANDBOXES_PER_LANGUAGE": str(sandboxes),
     }
     env.pop("JUDGE_BROKER_URL", None)
+    if broker is not None:
+        env["JUDGE_BROKER_URL"] = broker
+    return env
+
+
+def start_server(
+    port: int, sandboxes: int, directory: str, broker: str | None = None
+) -> subprocess.Popen[bytes]:
     judge = Path(sys.executable).with_name("judge")
     command = [str(judge), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    env = server_env(sandboxes, directory, broker)
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
