@@ -9,7 +9,12 @@ its loops, recursion, library calls) is trained on four folds and scored on the 
 whether learning over the analyser's features generalises better than its rules; it is a
 measurement, not shipped. Folds are stratified by language and class, seeded.
 
-    .venv/bin/python bench/static_cv.py [--data PATH] [--folds 5]
+    .venv/bin/python bench/static_cv.py [--data PATH] [--folds 5] [--baseline SRC]
+
+``--baseline SRC`` scores the analyser of another source tree (``git archive main
+complexity_model judge_service | tar -x -C SRC``) on the same folds in the same run, printed
+first, so a change is compared fold by fold; each block ends with the precision and recall of
+every class.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -70,21 +77,69 @@ def _folds(rows: list[dict[str, Any]], k: int, seed: int) -> list[int]:
     return fold
 
 
+def _per_class(rows: list[dict[str, Any]], predicted: list[str], language: str) -> str:
+    parts = []
+    for cls in LADDER:
+        pairs = [(r["complexity"], p) for r, p in zip(rows, predicted, strict=True)]
+        pairs = [pair for pair, r in zip(pairs, rows, strict=True) if r["language"] == language]
+        hits = sum(label == cls and guess == cls for label, guess in pairs)
+        said = sum(guess == cls for _, guess in pairs)
+        real = sum(label == cls for label, _ in pairs)
+        precision = f"{hits / said:.2f}" if said else "-"
+        recall = f"{hits / real:.2f}" if real else "-"
+        parts.append(f"{cls} P {precision} R {recall} ({real})")
+    return "; ".join(parts)
+
+
+def _baseline(source: Path, data: Path) -> list[ComplexityEstimate]:
+    """The estimates of the analyser in another source tree, in a process of its own."""
+    script = (
+        "import json,sys\n"
+        "from complexity_model.static import StaticComplexityJudge\n"
+        "j=StaticComplexityJudge()\n"
+        "rows=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]\n"
+        "print(json.dumps([[e.predicted,e.confidence,e.method,e.evidence] for e in "
+        "(j.estimate(r['code'],r['language']) for r in rows)],default=str))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(data.resolve())],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin"},
+        cwd=source,
+    )
+    return [ComplexityEstimate(*row) for row in json.loads(out.stdout)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", type=Path, default=None)
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+    if args.baseline is not None:
+        print(f"== baseline ({args.baseline})")
+        _report(rows, _baseline(args.baseline, args.data), args.folds, args.seed)
+        print("== this tree")
     judge = StaticComplexityJudge()
-    estimates = [judge.estimate(row["code"], row["language"]) for row in rows]
+    _report(
+        rows, [judge.estimate(row["code"], row["language"]) for row in rows], args.folds, args.seed
+    )
+
+
+def _report(
+    rows: list[dict[str, Any]], estimates: list[ComplexityEstimate], folds: int, seed: int
+) -> None:
+    predicted = [e.predicted for e in estimates]
     x = np.array([features(e) for e in estimates])
     y = np.array([LADDER.index(row["complexity"]) for row in rows])
-    fold = _folds(rows, args.folds, args.seed)
+    fold = _folds(rows, folds, seed)
     for language in sorted({row["language"] for row in rows}):
         rule, learned = [], []
-        for k in range(args.folds):
+        for k in range(folds):
             test = [i for i, r in enumerate(rows) if fold[i] == k and r["language"] == language]
             train = [i for i, r in enumerate(rows) if fold[i] != k and r["language"] == language]
             rule.append(
@@ -102,6 +157,7 @@ def main() -> None:
             f"{' '.join(f'{a:.3f}' for a in learned)} (mean {statistics.fmean(learned):.3f}, "
             f"sd {statistics.stdev(learned):.3f})"
         )
+        print(f"  {_per_class(rows, predicted, language)}")
 
 
 if __name__ == "__main__":

@@ -161,3 +161,20 @@ def advance_only(bound: Bound, rebound_in_enclosing: frozenset[str] | None) -> B
 def work(cost: Cost, label: str, line: int) -> list[Stmt]:
     """A one-element body with ``label``'s work, or nothing when it is constant."""
     return [] if cost == CONSTANT else [Work(cost, label, line)]
+
+
+def once_per_pass(arm: list[Stmt]) -> list[Stmt]:
+    """``arm``, the branch of an ``if`` that then leaves the loop around it (``if c: ...;
+    break``), with its loops marked amortised: they run at most once per run of that loop, so
+    its iterations do not multiply them."""
+    for stmt in arm:
+        if isinstance(stmt, Loop) and not stmt.bound.amortised and not stmt.bound.cost.exponential:
+            stmt.bound = Bound(
+                stmt.bound.cost,
+                f"{stmt.bound.reason} (then leaves the enclosing loop: runs once)",
+                amortised=True,
+            )
+        elif isinstance(stmt, Branch):
+            for inner in stmt.arms:
+                once_per_pass(inner)
+    return arm

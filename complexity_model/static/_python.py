@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N
+from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N, Cost
 from complexity_model.static._ir import (
     Bound,
     Branch,
@@ -17,6 +17,7 @@ from complexity_model.static._ir import (
     Stmt,
     Work,
     advance_only,
+    once_per_pass,
     work,
 )
 from complexity_model.static._library import (
@@ -49,6 +50,7 @@ from complexity_model.static._python_syntax import (
     is_conversion,
     leaves,
     midpoints,
+    prepends,
     rebound_in,
     shape,
     unwrapped,
@@ -81,6 +83,8 @@ class _PythonLowering:
         self.midpoints: set[str] = set()
         self.enclosing_assigned: list[frozenset[str]] = []
         self.enclosing_rebound: list[frozenset[str]] = []
+        # The bounds of the loops around the statement being lowered, innermost last.
+        self.loop_costs: list[Cost] = []
 
     def program(self, entry_point: str | None) -> Program:
         definitions: dict[str, list[_Definition]] = {
@@ -158,7 +162,7 @@ class _PythonLowering:
             if isinstance(stmt, ast.If) and not stmt.orelse and rest and leaves(stmt.body):
                 # What follows ``if c: return`` runs only when c is false: it is the else arm,
                 # so recursive calls there and in the if are alternatives, not two branches.
-                arms = [self.block(stmt.body), self.block(rest)]
+                arms = [self._arm(stmt.body), self.block(rest)]
                 return lowered + self.expr(stmt.test) + [Branch(arms)]
             items = self.stmt(stmt)
             calls = any(isinstance(item, Call) for item in items)
@@ -167,6 +171,13 @@ class _PythonLowering:
                     if isinstance(item, Call):
                         item.resets_guard = True
             lowered.extend(items)
+        return lowered
+
+    def _arm(self, body: list[ast.stmt]) -> list[Stmt]:
+        """An ``if``'s arm; in a loop, one that ends by leaving it runs its loops once."""
+        lowered = self.block(body)
+        if self.enclosing_rebound and body and isinstance(body[-1], ast.Break | ast.Return):
+            return once_per_pass(lowered)
         return lowered
 
     def stmt(self, node: ast.stmt) -> list[Stmt]:
@@ -179,7 +190,7 @@ class _PythonLowering:
         if isinstance(node, ast.While):
             return self._while(node)
         if isinstance(node, ast.If):
-            return self.expr(node.test) + [Branch([self.block(node.body), self.block(node.orelse)])]
+            return self.expr(node.test) + [Branch([self._arm(node.body), self._arm(node.orelse)])]
         if isinstance(node, ast.Try):
             handlers = [self.block(h.body) for h in node.handlers]
             main = self.block(node.body) + self.block(node.orelse)
@@ -208,6 +219,18 @@ class _PythonLowering:
         lowered: list[Stmt] = []
         for target in targets:
             lowered.extend(self._fills(target))
+            sequence = self.facts.kinds.get(getattr(target, "id", ""), "").endswith(("str", "list"))
+            growth = self.loop_costs[-1] if self.loop_costs else CONSTANT
+            if (
+                isinstance(target, ast.Name)
+                and growth.degree >= 1
+                and not growth.exponential
+                and prepends(target.id, value, sequence)
+            ):
+                # ``s = c + s`` builds a new string (list) each time, as long as the loop has
+                # run (only ``s = s + c`` and ``s += c`` on a string may grow in place).
+                label = f"prepending to {target.id} copies it"
+                lowered.extend(work(growth, label, target.lineno))
         return lowered + self.expr(value)
 
     def _fills(self, target: ast.expr) -> list[Stmt]:
@@ -239,7 +262,9 @@ class _PythonLowering:
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local)
         self.enclosing_rebound.append(frozenset(targets | rebound_in(node.body)))
+        self.loop_costs.append(bound.cost)
         body = self.block(node.body)
+        self.loop_costs.pop()
         self.enclosing_assigned.pop()
         self.enclosing_rebound.pop()
         self.bounds.fresh.pop()
@@ -262,7 +287,9 @@ class _PythonLowering:
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local)
         self.enclosing_rebound.append(frozenset(rebound_in(node.body)))
+        self.loop_costs.append(bound.cost)
         body = self.expr(node.test) + self.block(node.body)
+        self.loop_costs.pop()
         self.enclosing_assigned.pop()
         self.enclosing_rebound.pop()
         self.bounds.fresh.pop()

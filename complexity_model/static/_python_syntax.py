@@ -143,3 +143,30 @@ def _half(value: ast.expr) -> bool:
             or (isinstance(value.op, ast.RShift) and value.right.value == 1)
         )
     )
+
+
+def prepends(name: str, value: ast.expr, sequence: bool) -> bool:
+    """Whether ``value`` is ``x + ... + name + ...`` with ``name`` not the leftmost operand, and
+    a string or list: ``sequence`` (what ``name`` was bound to says so) or another operand is
+    a string or list display, an f-string or ``str(...)``."""
+    operands: list[ast.expr] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            stack += [node.right, node.left]
+        else:
+            operands.append(node)
+    if len(operands) < 2 or not any(
+        isinstance(operand, ast.Name) and operand.id == name for operand in operands[1:]
+    ):
+        return False
+    return sequence or any(_is_sequence(operand) for operand in operands)
+
+
+def _is_sequence(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.Call):
+        return call_name(node.func) in {"str", "chr", "list"}
+    return isinstance(node, ast.List | ast.JoinedStr | ast.ListComp)

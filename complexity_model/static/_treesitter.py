@@ -6,7 +6,7 @@ from functools import cache
 
 from tree_sitter import Language, Node, Parser
 
-from complexity_model.static._cost import LINEAR, LOG, N_LOG_N, Cost
+from complexity_model.static._cost import CONSTANT, LINEAR, LOG, N_LOG_N, Cost
 from complexity_model.static._ir import (
     Bound,
     Branch,
@@ -20,6 +20,7 @@ from complexity_model.static._ir import (
     Stmt,
     Work,
     advance_only,
+    once_per_pass,
     work,
 )
 from complexity_model.static._library import (
@@ -39,6 +40,7 @@ from complexity_model.static._library import (
     JAVA_WRITE_METHODS,
 )
 from complexity_model.static._ts_bounds import TreeBoundReader, midpoint_names
+from complexity_model.static._ts_copies import copies
 from complexity_model.static._ts_entry import (
     class_setup,
     find_entry,
@@ -143,6 +145,8 @@ class _TreeLowering:
             if name not in self.facts.io_methods and name
         }
         self.midpoints: set[str] = set()
+        # The bounds of the loops around the statement being lowered, innermost last.
+        self.loop_costs: list[Cost] = []
         self.enclosing_assigned: list[frozenset[str]] = []
         self.enclosing_rebound: list[frozenset[str]] = []
         self.params: tuple[str, ...] = ()
@@ -241,6 +245,17 @@ class _TreeLowering:
 
     # Statements ---------------------------------------------------------------------------
 
+    def _arm(self, node: Node | None) -> list[Stmt]:
+        """An ``if``'s arm; in a loop, one that ends by leaving it runs its loops once."""
+        lowered = self.statement(node)
+        last = node
+        while last is not None and last.type in {"block", "compound_statement", "else_clause"}:
+            last = last.named_children[-1] if last.named_children else None
+        exits = last is not None and last.type in {"break_statement", "return_statement"}
+        if self.enclosing_rebound and exits:
+            return once_per_pass(lowered)
+        return lowered
+
     def statement(self, node: Node | None) -> list[Stmt]:
         if node is None or node.type in SKIP or node.type in FUNCTION_TYPES:
             return []
@@ -251,10 +266,10 @@ class _TreeLowering:
             return self._loop(node)
         if kind == "if_statement":
             condition = node.child_by_field_name("condition")
-            arms = [self.statement(node.child_by_field_name("consequence"))]
+            arms = [self._arm(node.child_by_field_name("consequence"))]
             alternative = node.child_by_field_name("alternative")
             if alternative is not None:
-                arms.append(self.statement(alternative))
+                arms.append(self._arm(alternative))
             return self.expression(condition) + [Branch(arms)]
         if kind == "else_clause":
             return self._block(node.named_children)
@@ -288,7 +303,7 @@ class _TreeLowering:
                 and child.child_by_field_name("alternative") is None
             ):
                 # What follows ``if (c) return;`` runs only when c is false: the else arm.
-                arms = [self.statement(consequence), self._block(rest)]
+                arms = [self._arm(consequence), self._block(rest)]
                 condition = self.expression(child.child_by_field_name("condition"))
                 return lowered + condition + [Branch(arms)]
             items = self.statement(child)
@@ -336,7 +351,9 @@ class _TreeLowering:
         self.bounds.fresh.append(set())
         self.enclosing_assigned.append(local | assigned_in(body))
         self.enclosing_rebound.append(frozenset(variables | rebound_in(body)))
+        self.loop_costs.append(bound.cost)
         lowered = self.statement(body)
+        self.loop_costs.pop()
         for field_name in ("condition", "update"):
             for part in node.children_by_field_name(field_name):
                 lowered = self.expression(part) + lowered
@@ -362,6 +379,8 @@ class _TreeLowering:
                 continue
             if kind in SKIP or kind in FUNCTION_TYPES:
                 continue
+            growth = self.loop_costs[-1] if self.loop_costs else CONSTANT
+            lowered.extend(copies(current, self.language, self.facts.types, growth))
             if kind in {"method_invocation", "call_expression"}:
                 lowered.extend(self._call(current))
             elif kind == "object_creation_expression":

@@ -328,6 +328,12 @@ class TreeFacts:
                 }:
                     name = declarator_name(child)
                     self.types.setdefault(name, declared)
+                elif child.type == "function_declarator" and kind == "declaration":
+                    # ``vector<int> v(xs);`` in a body declares v (C++ parses a function).
+                    parent = node.parent
+                    if parent is not None and parent.type == "compound_statement":
+                        name = declarator_name(child.child_by_field_name("declarator"))
+                        self.types.setdefault(name, declared)
                     if kind in {"formal_parameter", "parameter_declaration"}:
                         assigned.setdefault(name, []).append(None)
             if kind == "formal_parameter":
