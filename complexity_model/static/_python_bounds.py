@@ -39,6 +39,7 @@ _PASS_THROUGH = frozenset(
     }
 )
 _DIGITS = frozenset({"str", "bin", "hex", "oct"})
+_STRING_TRIMS = frozenset({"zfill", "rjust", "ljust", "lstrip", "rstrip", "strip"})
 _SQRT_CALLS = frozenset({"sqrt", "isqrt"})
 
 
@@ -195,6 +196,8 @@ class BoundReader:
             return Bound(CONSTANT if len(node.elts) <= CONSTANT_LOOP_LIMIT else LINEAR, text)
         if isinstance(node, ast.Constant):
             return Bound(CONSTANT, text)
+        if self._digits(node):
+            return Bound(LOG, f"{text} (digits of a number)")
         if isinstance(node, ast.Name):
             kind = self.facts.kinds.get(node.id, "")
             if kind.startswith("constant"):
@@ -214,6 +217,27 @@ class BoundReader:
         if isinstance(node, ast.BinOp):
             return Bound(self.size(node.left) | self.size(node.right), text)
         return Bound(LINEAR, text)
+
+    def _digits(self, node: ast.expr, depth: int = 0) -> bool:
+        """Whether ``node`` is the digits of a number: ``bin(x)[2:]``, ``str(n).zfill(k)``, or
+        a name bound once to one (a number's representation has log n characters)."""
+        while True:
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                node = node.value
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _STRING_TRIMS
+            ):
+                node = node.func.value
+            else:
+                break
+        if isinstance(node, ast.Call):
+            return call_name(node.func) in _DIGITS and len(node.args) == 1
+        if isinstance(node, ast.Name) and depth < 3:
+            single = self.facts.single_values.get(node.id)
+            return single is not None and self._digits(single, depth + 1)
+        return False
 
     def while_bound(self, node: ast.While) -> Bound:
         test = node.test
@@ -245,6 +269,11 @@ class BoundReader:
         for name in collections:
             if "pop" in updates.get(name, set()):
                 return Bound(LINEAR, f"{text} (work list)", amortised=True, worklist=name)
+        marked = _marked(test, node.body)
+        if marked:
+            return Bound(
+                LINEAR, f"{text} (marks each element it visits)", amortised=True, worklist=marked
+            )
         stepped = [name for name in names if "step" in updates.get(name, set())]
         pointers = frozenset(stepped)
         if stepped and isinstance(test, ast.Compare) and len(test.comparators) == 1:
@@ -323,6 +352,25 @@ def _walk_statements(body: list[ast.stmt]) -> list[ast.AST]:
     for stmt in body:
         nodes.extend(ast.walk(stmt))
     return nodes
+
+
+def _marked(test: ast.expr, body: list[ast.stmt]) -> str:
+    """The array a ``while`` loop tests at an element and marks with a constant as it goes
+    (``while a[x] != -1: ...; a[x] = -1``, ``while not seen[v]: seen[v] = True``): each
+    element is visited once across all its runs, unless the array is made afresh. ''
+    otherwise."""
+    tested = {
+        ast.unparse(node): base_name(node)
+        for node in ast.walk(test)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice)
+    }
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant | ast.UnaryOp):
+                for target in node.targets:
+                    if isinstance(target, ast.Subscript) and base_name(target) in tested.values():
+                        return base_name(target)
+    return ""
 
 
 def _updates(body: list[ast.stmt]) -> dict[str, set[str]]:

@@ -282,6 +282,11 @@ class TreeBoundReader:
         for name in names:
             if "pop" in updates.get(name, set()):
                 return Bound(LINEAR, f"{shown} (work list)", amortised=True, worklist=name)
+        marked = _marked(condition, body)
+        if marked:
+            return Bound(
+                LINEAR, f"{shown} (marks each element it visits)", amortised=True, worklist=marked
+            )
         stepped = [name for name in names if updates.get(name, set()) & {"up", "down"}]
         pointers = frozenset(stepped)
         if stepped:
@@ -299,6 +304,28 @@ class TreeBoundReader:
                     return Bound(self.size(others[0]), shown, pointers=pointers)
             return Bound(LINEAR, shown, pointers=pointers)
         return Bound(LINEAR, f"guess: {shown}")
+
+
+_MARKS = frozenset(
+    {"decimal_integer_literal", "number_literal", "unary_expression", "true", "false"}
+)
+
+
+def _marked(condition: Node, body: Node | None) -> str:
+    """The array a ``while`` loop tests at one element and marks there with a constant
+    (``while (a[x] != -1) { ...; a[x] = -1; }``): each element is visited once across all its
+    runs unless the array is made afresh. '' otherwise."""
+    tested = {text(node): base_name(node) for node in walk(condition) if node.type in _SUBSCRIPTS}
+    for node in walk(body) if body is not None else []:
+        if node.type == "assignment_expression" and operator(node) == "=":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and right.type in _MARKS:
+                if left.type in _SUBSCRIPTS and base_name(left) in tested.values():
+                    return base_name(left)
+    return ""
+
+
+_SUBSCRIPTS = frozenset({"array_access", "subscript_expression"})
 
 
 def _identifiers(node: Node | None) -> set[str]:
