@@ -322,7 +322,7 @@ class _PythonLowering:
                 lowered.extend(self.expr(child))
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            if not fixed_width_slice(node.slice, self.facts):
+            if not fixed_width_slice(node.slice, self.facts) and not self.bounds.digits(node.value):
                 lowered.extend(work(LINEAR, "slice copy", line))
         elif isinstance(node, ast.Compare):
             for op, right in zip(node.ops, node.comparators, strict=False):

@@ -196,7 +196,7 @@ class BoundReader:
             return Bound(CONSTANT if len(node.elts) <= CONSTANT_LOOP_LIMIT else LINEAR, text)
         if isinstance(node, ast.Constant):
             return Bound(CONSTANT, text)
-        if self._digits(node):
+        if self.digits(node):
             return Bound(LOG, f"{text} (digits of a number)")
         if isinstance(node, ast.Name):
             kind = self.facts.kinds.get(node.id, "")
@@ -218,7 +218,7 @@ class BoundReader:
             return Bound(self.size(node.left) | self.size(node.right), text)
         return Bound(LINEAR, text)
 
-    def _digits(self, node: ast.expr, depth: int = 0) -> bool:
+    def digits(self, node: ast.expr, depth: int = 0) -> bool:
         """Whether ``node`` is the digits of a number: ``bin(x)[2:]``, ``str(n).zfill(k)``, or
         a name bound once to one (a number's representation has log n characters)."""
         while True:
@@ -236,7 +236,7 @@ class BoundReader:
             return call_name(node.func) in _DIGITS and len(node.args) == 1
         if isinstance(node, ast.Name) and depth < 3:
             single = self.facts.single_values.get(node.id)
-            return single is not None and self._digits(single, depth + 1)
+            return single is not None and self.digits(single, depth + 1)
         return False
 
     def while_bound(self, node: ast.While) -> Bound:

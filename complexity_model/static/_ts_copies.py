@@ -63,6 +63,9 @@ def copies(node: Node, language: str, types: Mapping[str, str], growth: Cost) ->
     return []
 
 
+_REFERENCES = frozenset({"reference_declarator", "pointer_declarator"})
+
+
 def _cpp_copied(node: Node, types: Mapping[str, str]) -> str:
     def container(candidate: Node | None) -> bool:
         return (
@@ -84,6 +87,9 @@ def _cpp_copied(node: Node, types: Mapping[str, str]) -> str:
                     if kinds == ["type_identifier"] and types.get(name) in CPP_CONTAINERS:
                         return name
             elif declarator.type == "init_declarator":
+                target = declarator.child_by_field_name("declarator")
+                if target is not None and target.type in _REFERENCES:
+                    continue  # ``const vector<int>& v = xs`` copies nothing
                 value = declarator.child_by_field_name("value")
                 if container(value):
                     return text(value)
