@@ -159,8 +159,10 @@ class Analysis:
         )
         bound = loop.bound.cost
         reason = loop.bound.reason
-        if {"read", "write"} <= kinds and not outer_fill and bound != CONSTANT:
-            # Reads its own input and answers it, keeping nothing: one test case per pass.
+        if {"read", "write"} <= kinds and not outer_fill and bound.degree >= 1:
+            # Reads its own input and answers it, keeping nothing: one test case per pass. A
+            # loop that halves (an interactive binary search asking a query per pass) is not
+            # a run of test cases: the input does not say how many it runs.
             self._test_case_loops.add(loop.line)
             bound, reason = CONSTANT, f"{reason} (independent test cases)"
         if reason.startswith("guess"):

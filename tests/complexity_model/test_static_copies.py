@@ -232,3 +232,36 @@ def test_marking_a_fresh_array_each_pass_is_not_amortised(judge: StaticComplexit
 )
 def test_digits_of_a_number_are_logarithmic(judge: StaticComplexityJudge, code: str) -> None:
     assert judge.estimate(code, "python").predicted == "O(log n)"
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        (
+            "python",
+            "n = int(input())\nlo, hi = 1, n\nwhile lo < hi:\n    mid = (lo + hi) // 2\n"
+            "    print('?', mid, flush=True)\n    if input() == '>=':\n        hi = mid\n"
+            "    else:\n        lo = mid + 1\nprint('!', lo)\n",
+        ),
+        (
+            "python",
+            "def ask(i):\n    print('?', i, flush=True)\n    return int(input())\n"
+            "n = int(input())\nstep = n\nwhile step > 1:\n    step //= 2\n    ask(step)\n"
+            "print('!', 1)\n",
+        ),
+        (
+            "java",
+            _JAVA.format(
+                body="int lo = 1, hi = n; while (lo < hi) { int mid = (lo + hi) / 2;"
+                ' System.out.println("? " + mid); System.out.flush();'
+                " if (sc.nextInt() == 1) hi = mid; else lo = mid + 1; }"
+                ' System.out.println("! " + lo);'
+            ),
+        ),
+    ],
+    ids=["python binary search", "python halving", "java binary search"],
+)
+def test_interactive_halving_loop_is_not_a_run_of_test_cases(
+    judge: StaticComplexityJudge, language: str, code: str
+) -> None:
+    assert judge.estimate(code, language).predicted == "O(log n)"
