@@ -10,8 +10,7 @@ from tree_sitter import Node
 
 from complexity_model.static._cost import LINEAR, Cost
 from complexity_model.static._ir import Stmt, work
-from complexity_model.static._ts_facts import type_name
-from complexity_model.static._ts_syntax import text
+from complexity_model.static._ts_facts import text, type_name
 
 __all__ = ["copies"]
 
