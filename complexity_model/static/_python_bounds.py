@@ -133,7 +133,7 @@ class BoundReader:
             return max(self.size(arg) for arg in args)
         if name == "len" and args:
             return self.iteration(args[0]).cost
-        if name == "bit_length":
+        if name in {"bit_length", "bit_count", "log", "log2", "log10", "log1p"}:
             return LOG
         return LINEAR
 

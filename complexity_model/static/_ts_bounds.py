@@ -22,6 +22,28 @@ from complexity_model.static._ts_facts import (
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "!="})
 _SIZE_METHODS = frozenset({"length", "size", "count", "length()"})
 _DIGIT_CALLS = frozenset({"toString", "valueOf", "toBinaryString", "to_string"})
+# Calls whose value is about log n of their argument: a bound of ``Math.log(n) / Math.log(2)``
+# or ``32 - Integer.numberOfLeadingZeros(n)`` steps is logarithmic.
+_LOG_CALLS = frozenset(
+    {
+        "bitCount",
+        "numberOfTrailingZeros",
+        "numberOfLeadingZeros",
+        "bitLength",
+        "__lg",
+        "log2",
+        "log",
+        "log10",
+        "log1p",
+        "__builtin_clz",
+        "__builtin_clzll",
+        "__builtin_ctz",
+        "__builtin_ctzll",
+        "__builtin_popcount",
+        "__builtin_popcountll",
+        "bit_width",
+    }
+)
 
 
 def _expression_of(node: Node | None) -> Node | None:
@@ -133,7 +155,7 @@ class TreeBoundReader:
                 if inner in _DIGIT_CALLS:
                     return LOG
             return LINEAR
-        if name in {"bitCount", "numberOfTrailingZeros", "bitLength", "__lg", "log2"}:
+        if name in _LOG_CALLS:
             return LOG
         return LINEAR
 

@@ -265,3 +265,33 @@ def test_interactive_halving_loop_is_not_a_run_of_test_cases(
     judge: StaticComplexityJudge, language: str, code: str
 ) -> None:
     assert judge.estimate(code, language).predicted == "O(log n)"
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        (
+            "python",
+            "import math\nn = int(input())\nfor i in range(int(math.log2(n)) + 1):\n    print(i)\n",
+        ),
+        (
+            "java",
+            _JAVA.format(
+                body="int c = 0; for (int k = 0; k < (int) (Math.log(n) / Math.log(2)); k++)"
+                " c++; System.out.println(c);"
+            ),
+        ),
+        (
+            "java",
+            _JAVA.format(
+                body="int c = 0; for (int k = 0; k < 32 - Integer.numberOfLeadingZeros(n); k++)"
+                " c++; System.out.println(c);"
+            ),
+        ),
+    ],
+    ids=["python log2", "java Math.log ratio", "java leading zeros"],
+)
+def test_a_bound_of_a_logarithm_is_logarithmic(
+    judge: StaticComplexityJudge, language: str, code: str
+) -> None:
+    assert judge.estimate(code, language).predicted == "O(log n)"
