@@ -218,12 +218,7 @@ def _text_bounds(data: bytes) -> dict[str, int]:
 _ASCII_TEXT_SPACE = bytes(c for c in range(128) if chr(c).isspace())
 _SPACE_BYTES = bytes(
     sorted(
-        {
-            byte
-            for c in range(0x80, 0x3001)
-            if chr(c).isspace()
-            for byte in chr(c).encode()
-        }
+        {byte for c in range(0x80, 0x3001) if chr(c).isspace() for byte in chr(c).encode()}
         | set(_ASCII_TEXT_SPACE)
     )
 )
