@@ -69,8 +69,10 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         lifespan=lifespan,
         description="Code-execution judge and complexity reward for RL on code models.",
     )
-    app.include_router(router)
+    # The compatibility routes first: verl sends /run_code once per program, and a request is
+    # matched against the routes in order (the paths do not overlap).
     app.include_router(compat_router)
+    app.include_router(router)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     install_handlers(app)
