@@ -91,3 +91,12 @@ def test_both_paths_compare_in_the_sandbox_with_sandboxfusions_rule(run_all: boo
     assert job is not None and job.checker.kind is CheckerKind.LINES
     assert job.checker.rel_tol == 1e-5 and job.stop_on_first_failure is not run_all
     assert job.limits.report_bytes == 1 << 20  # each run's output as SandboxFusion keeps it
+
+
+def test_a_test_string_with_raw_newlines_is_read_as_sandboxfusion_reads_it() -> None:
+    request = _request([("1\n", "1")])
+    raw = '[{"input": {"stdin": "1\n2\n"}, "output": {"stdout": "3\n"}}]'  # not escaped
+    assert isinstance(request.config.provided_data, dict)
+    request.config.provided_data["test"] = raw
+    job = prepare(request, Settings()).job
+    assert job is not None and [t.input for t in job.tests] == ["1\n2\n"]

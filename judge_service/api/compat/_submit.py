@@ -88,7 +88,8 @@ def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
     raw = _row(config.provided_data, request.id).get("test")
     if isinstance(raw, str):
         try:
-            raw = client_json.loads(raw)
+            # SandboxFusion reads it with json.loads(strict=False): raw newlines in strings.
+            raw = client_json.loads(raw, strict=False)
         except ValueError as error:
             raise InvalidJobError(f"config.provided_data.test: {error}") from error
     if not isinstance(raw, list) or not raw:
