@@ -5,6 +5,7 @@ batch half of whose items repeat, and one Celery worker against two."""
 from __future__ import annotations
 
 import asyncio
+import random
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _engine_workloads import SUM_PROGRAMS, _tests
+from _engine_workloads import SUM_PROGRAMS
 from _table import Row, best
 from http_throughput import (
     direct_round,
@@ -103,6 +104,18 @@ async def _http_vs_direct(base: str, pool: SandboxPool, rounds: int) -> list[Row
     ]
 
 
+def contest_tests(seed: int) -> list[dict[str, str]]:
+    """20 sum tests of 10,000 to 200,000 integers (about 22 MB): the issue's /submit workload."""
+    rng = random.Random(seed)
+    tests = []
+    for index in range(20):
+        items = 10_000 + 190_000 * index // 19
+        values = [rng.randint(-(10**9), 10**9) for _ in range(items)]
+        text = f"{items}\n" + " ".join(map(str, values)) + "\n"
+        tests.append({"input": text, "output": str(sum(values))})
+    return tests
+
+
 def _submit_body(code: str, tests: list[dict[str, str]], serial: int) -> dict[str, Any]:
     return {
         "dataset": "inline",
@@ -125,7 +138,7 @@ def _submit_body(code: str, tests: list[dict[str, str]], serial: int) -> dict[st
 async def _submit_vs_judge(base: str, rounds: int) -> Row:
     """SandboxFusion's /submit body (stop at the first failure) against the same program and
     tests through /v1/judge; a new comment every time, so only the compile cache answers."""
-    tests = _tests(20_000, seed=5)
+    tests = contest_tests(seed=5)
     code = SUM_PROGRAMS["cpp"]
     async with httpx.AsyncClient(base_url=base, timeout=600) as client:
         submit, judged = [], []
@@ -155,7 +168,7 @@ async def _submit_vs_judge(base: str, rounds: int) -> Row:
                 submit.append(submit_s)
                 judged.append(time.perf_counter() - started)
     return Row(
-        "/submit, C++ sum, 20 tests of 20,000 integers (s per submission)",
+        "/submit, C++ sum, 20 tests of 10,000 to 200,000 integers (s per submission)",
         best(submit, higher_is_better=False),
         best(judged, higher_is_better=False),
         "s",

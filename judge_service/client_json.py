@@ -67,10 +67,12 @@ def problem(value: Any) -> str | None:
     return None
 
 
-def loads(text: str) -> Any:
-    """``text`` decoded as JSON that :func:`problem` accepts; ValueError saying why not."""
+def loads(text: str, *, strict: bool = True) -> Any:
+    """``text`` decoded as JSON that :func:`problem` accepts; ValueError saying why not.
+    ``strict=False`` lets strings hold raw control characters (newlines), as
+    ``json.loads(strict=False)`` does."""
     try:
-        value = json.loads(text, parse_constant=_constant, parse_int=_integer)
+        value = json.loads(text, strict=strict, parse_constant=_constant, parse_int=_integer)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as error:  # JSONDecodeError, and the hooks' own

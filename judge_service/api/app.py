@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from judge_service.api.compat import router as compat_router
 from judge_service.api.deps import StateDep
@@ -68,21 +69,12 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         lifespan=lifespan,
         description="Code-execution judge and complexity reward for RL on code models.",
     )
-    app.include_router(router)
+    # The compatibility routes first: verl sends /run_code once per program, and a request is
+    # matched against the routes in order (the paths do not overlap).
     app.include_router(compat_router)
+    app.include_router(router)
 
-    @app.middleware("http")
-    async def limit_body(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_body_bytes:
-            return JSONResponse(
-                status_code=413,
-                content={"detail": f"request body over {settings.max_body_bytes} bytes"},
-            )
-        return await call_next(request)
-
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     install_handlers(app)
 
     @app.get(
@@ -113,6 +105,28 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         return Response(generate_latest(state.metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+class BodyLimit:
+    """A request whose declared body is over ``max_bytes`` is 413 before it is read.
+
+    Plain ASGI: Starlette's ``BaseHTTPMiddleware`` relays every request through a task and
+    memory streams, about as much CPU as a small /run_code call's own handling."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            length = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
+            if length.isdigit() and int(length) > self.max_bytes:
+                response = JSONResponse(
+                    status_code=413,
+                    content={"detail": f"request body over {self.max_bytes} bytes"},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _dispatcher_for(settings: Settings) -> Dispatcher:

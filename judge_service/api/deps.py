@@ -13,7 +13,9 @@ from judge_service.api.state import AppState
 _bearer = HTTPBearer(auto_error=False)
 
 
-def get_state(request: Request) -> AppState:
+# Both are coroutines: FastAPI runs a plain function dependency in a worker thread, two thread
+# hops per request that cost a /run_code call (one program each) more than its parsing.
+async def get_state(request: Request) -> AppState:
     state: AppState = request.app.state.judge
     return state
 
@@ -21,7 +23,7 @@ def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
-def require_api_key(
+async def require_api_key(
     state: StateDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:

@@ -287,6 +287,75 @@ def test_submit_compares_like_sandboxfusion_on_both_paths(
     assert passed == (wanted if every_case else wanted[:4])
 
 
+# SandboxFusion's rule as a checker process (what /submit ran per test before the built-in
+# ``lines`` checker): the output as text, stripped, split at "\n", lines equal lower-cased and
+# stripped or numbers within a relative 1e-5.
+SANDBOXFUSION_CHECKER = """
+import sys
+try:
+    got = open(sys.argv[3], "rb").read().decode().strip().split("\\n")
+except UnicodeDecodeError:
+    sys.exit(1)
+want = open(sys.argv[2], encoding="utf-8").read().strip().split("\\n")
+if len(got) != len(want):
+    sys.exit(1)
+for g, w in zip(got, want):
+    g, w = g.lower(), w.lower()
+    if g.strip() == w.strip():
+        continue
+    try:
+        a, b = float(g), float(w)
+    except ValueError:
+        sys.exit(1)
+    if not abs(a - b) / max(abs(b), 1e-10) < 1e-5:
+        sys.exit(1)
+"""
+# (what the program prints, the expected output): whitespace, line ends and numbers.
+EDGE_CASES = [
+    ("3   \t\n", "3"),  # trailing whitespace
+    ("1\r\n2\r\n", "1\n2\n"),  # CRLF
+    ("1\r2\n", "1\n2"),  # a bare CR ends no line
+    ("", ""),  # empty output
+    ("", "0"),
+    ("3", "3\n"),  # no final newline in the output
+    ("3\n", "3"),  # none in the expected output
+    ("1\n2\n\n\n", "1\n2"),  # extra blank lines at the end
+    ("\n\n1\n2", "1\n2"),  # and at the start
+    ("1\n\n2\n", "1\n2\n"),  # an extra blank line inside
+    ("YES\n", "yes"),
+    ("0.3333333333\n", "0.333334"),
+    ("0.5\n", "0.50002"),
+    ("5\x1c\n", "5"),  # str.strip's separators
+    ("5\u3000\n", "5"),  # Unicode spaces at the ends
+    ("\uff15\n", "5"),  # float() reads full-width digits
+    ("5\u2014\n", "5"),
+]
+
+
+def test_submit_verdicts_equal_a_sandboxfusion_checker_process_on_edge_cases(
+    client: TestClient,
+) -> None:
+    echo = "import sys\nsys.stdout.buffer.write(sys.stdin.buffer.read())\n"
+    problem = {
+        "id": "echo",
+        "tests": [{"input": printed, "output": want} for printed, want in EDGE_CASES],
+        "checker": {"kind": "custom", "code": SANDBOXFUSION_CHECKER},
+    }
+    body = {"submissions": [{"language": "python", "code": echo, "problem": problem}]}
+    judged = client.post("/v1/judge", json=body)
+    assert judged.status_code == 200, judged.text
+    by_checker = [t["verdict"] == "AC" for t in judged.json()["results"][0]["tests"]]
+    assert len(by_checker) == len(EDGE_CASES) and set(by_checker) == {True, False}
+    completion = f"```python\n{echo}```"
+    every = client.post(
+        "/submit", json=_submit(completion, EDGE_CASES, extra={"run_all_cases": True})
+    )
+    assert [t["passed"] for t in every.json()["tests"]] == by_checker
+    stopped = client.post("/submit", json=_submit(completion, EDGE_CASES)).json()
+    first_failure = by_checker.index(False)
+    assert [t["passed"] for t in stopped["tests"]] == by_checker[: first_failure + 1]
+
+
 def test_submit_stops_at_the_first_failure_unless_run_all_cases(client: TestClient) -> None:
     completion = "```python\nn = int(input())\nprint(n if n < 3 else -n)\n```"
     tests = [(f"{n}\n", str(n)) for n in range(6)]

@@ -40,6 +40,10 @@ NO_CODE = "no code could be extracted from the completion"
 # SandboxFusion returns at most 1 MiB of a program's output.
 HOST_REPORT_BYTES = 1 << 20
 SANDBOXFUSION_REL_TOL = 1e-5
+# SandboxFusion cuts a passed case's input and output strings in its answer to this many
+# characters (all of them with config.extra.return_full_case); a failed case comes whole.
+TEST_INFO_CHARS = 1000
+_CUT_MARK = "..."
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,8 @@ def problem_cases(request: SubmitRequest) -> tuple[str, list[StdioCase]]:
     raw = _row(config.provided_data, request.id).get("test")
     if isinstance(raw, str):
         try:
-            raw = client_json.loads(raw)
+            # SandboxFusion reads it with json.loads(strict=False): raw newlines in strings.
+            raw = client_json.loads(raw, strict=False)
         except ValueError as error:
             raise InvalidJobError(f"config.provided_data.test: {error}") from error
     if not isinstance(raw, list) or not raw:
@@ -119,8 +124,6 @@ def submit_job(
     # SandboxFusion's comparison, run by the agent as it streams over the output: no process
     # per test, and no output too large to compare.
     checker = Checker(kind=CheckerKind.LINES, rel_tol=SANDBOXFUSION_REL_TOL)
-    # With run_all_cases the output comes back as SandboxFusion captures it.
-    report = HOST_REPORT_BYTES if run_all_cases(request) else None
     expected = [case.output["stdout"] for case in cases]
     return Job(
         language=language,
@@ -136,10 +139,27 @@ def submit_job(
             run_timeout_s=run_timeout,
             compile_timeout_s=compile_timeout,
             memory_limit_mb=-1,
-            report_bytes=report,
+            # Each run's output comes back as SandboxFusion captures it (1 MiB).
+            report_bytes=HOST_REPORT_BYTES,
         ),
         stop_on_first_failure=not run_all_cases(request),
     )
+
+
+def shorten(text: str, limit: int = TEST_INFO_CHARS) -> str:
+    """SandboxFusion's cut of a passed case's strings: the first and last characters around
+    "...", ``limit`` characters in all (less one when the two halves are uneven)."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - len(_CUT_MARK)) // 2
+    return text[:keep] + _CUT_MARK + text[-keep:]
+
+
+def _shortened(info: dict[str, Any]) -> dict[str, Any]:
+    return {
+        part: {name: shorten(value) for name, value in fields.items()}
+        for part, fields in info.items()
+    }
 
 
 def run_all_cases(request: SubmitRequest) -> bool:
@@ -155,6 +175,7 @@ def eval_result(
 ) -> EvalResult:
     """Per test: passed, its run as /run_code answers, the case. Without ``run_all_cases`` the
     list ends at the first failure, as SandboxFusion's does."""
+    full = bool(request.config.extra.get("return_full_case", False))
     infos = [case.model_dump() for case in cases]
     if result is None or not result.tests:
         # Nothing ran per test (no code, or it did not compile): every case failed alike.
@@ -169,7 +190,8 @@ def eval_result(
             EvalTestCase(
                 passed=test.verdict is Verdict.AC,
                 exec_info=exec_info(language, result, test),
-                test_info=info,
+                # As SandboxFusion answers: a passed case's strings cut to 1000 characters.
+                test_info=info if full or test.verdict is not Verdict.AC else _shortened(info),
             )
             for test, info in zip(result.tests, infos, strict=False)
         ]

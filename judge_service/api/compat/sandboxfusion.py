@@ -9,10 +9,11 @@ HTTP 503 from /submit, whose ``accepted: false`` would otherwise read as a zero 
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import time
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from judge_service.api.compat._exec import exec_info, fetched_files, run_code_job
 from judge_service.api.compat._submit import eval_result, prepare
@@ -33,25 +34,37 @@ router = APIRouter(tags=["compat: SandboxFusion"])
 RUN_CODE_REPORT_BYTES = 1 << 20
 CLIENT_SLACK_S = 10.0
 ANSWER_MARGIN_S = 2.0
+# Programs up to this long (and without files) are made into a job on the event loop.
+INLINE_CODE_CHARS = 64 << 10
 
 
-@router.post("/run_code", summary="SandboxFusion: run one program on one stdin")
-async def run_code(state: StateDep, request: RunCodeRequest) -> RunCodeResponse:
+@router.post(
+    "/run_code",
+    summary="SandboxFusion: run one program on one stdin",
+    response_model=RunCodeResponse,
+)
+async def run_code(state: StateDep, request: RunCodeRequest) -> Response:
+    # verl sends one program per call, so this path's own cost is per program: a small
+    # request is read on the event loop (a thread hop costs more than reading it), and the
+    # answer is written once, by its model (FastAPI would validate it again first).
+    build = functools.partial(
+        run_code_job,
+        request,
+        state.settings,
+        report_bytes=RUN_CODE_REPORT_BYTES,
+        answer_by=_client_gives_up_at(request),
+    )
     try:
-        job = await asyncio.to_thread(
-            run_code_job,
-            request,
-            state.settings,
-            report_bytes=RUN_CODE_REPORT_BYTES,
-            answer_by=_client_gives_up_at(request),
-        )
+        small = not request.files and len(request.code) <= INLINE_CODE_CHARS
+        job = build() if small else await asyncio.to_thread(build)
         [result] = await state.service.run_jobs([job])
     except InfrastructureError as error:  # SandboxFusion's contract: a status, not an HTTP error
-        return RunCodeResponse(status=RunStatus.SANDBOX_ERROR, message=f"system error: {error}")
-    response = exec_info(job.language, result, result.tests[0] if result.tests else None)
-    if response.status is not RunStatus.SANDBOX_ERROR:
-        response.files = fetched_files(result)
-    return response
+        response = RunCodeResponse(status=RunStatus.SANDBOX_ERROR, message=f"system error: {error}")
+    else:
+        response = exec_info(job.language, result, result.tests[0] if result.tests else None)
+        if response.status is not RunStatus.SANDBOX_ERROR:
+            response.files = fetched_files(result)
+    return Response(response.model_dump_json(), media_type="application/json")
 
 
 def _client_gives_up_at(request: RunCodeRequest) -> float | None:

@@ -7,6 +7,7 @@ the unit tests. Every checker takes bytes and returns ``(accepted, message)``.
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 from collections.abc import Mapping
@@ -32,15 +33,20 @@ def check_case_insensitive(actual: bytes, expected: bytes) -> tuple[bool, str]:
 
 
 def check_lines(actual: bytes, expected: bytes, rel_tol: float = 1e-5) -> tuple[bool, str]:
-    """SandboxFusion's stdio comparison: both outputs stripped and split into lines, as many
-    lines on each side, each pair equal once lower-cased and stripped, or both numbers within
-    ``rel_tol`` of the expected one (relative, with a floor of 1e-10 on the divisor)."""
+    """SandboxFusion's stdio comparison (CommonOJDataset), rule for rule: the output as text
+    (output that is not UTF-8 never passes: SandboxFusion reads it as a decode error), both
+    sides stripped as ``str.strip`` does (Unicode whitespace included) and split at "\\n", as
+    many lines on each side, and each pair equal once lower-cased and stripped, or both
+    lower-cased lines numbers (``float``) within ``rel_tol`` of the expected one (relative,
+    with a floor of 1e-10 on the divisor)."""
+    if not _is_utf8(actual):
+        return False, "the output is not valid UTF-8"
 
     def same(got: bytes, want: bytes) -> bool:
         return _same_line(got, want, rel_tol)
 
-    got = streams.Items(actual, lines=True, **_bounds(actual))
-    want = streams.Items(expected, lines=True, **_bounds(expected))
+    got = streams.Items(actual, lines=True, **_text_bounds(actual))
+    want = streams.Items(expected, lines=True, **_text_bounds(expected))
     return streams.compare(got, want, same, "line")
 
 
@@ -148,17 +154,74 @@ def _bounds(data: bytes) -> dict[str, int]:
 
 
 def _same_line(got: bytes, want: bytes, rel_tol: float) -> bool:
-    got_text = got.decode("utf-8", "replace").lower().strip()
-    want_text = want.decode("utf-8", "replace").lower().strip()
-    if got_text == want_text:
+    got_text = got.decode("utf-8", "replace").lower()
+    want_text = want.decode("utf-8", "replace").lower()
+    if got_text.strip() == want_text.strip():
         return True
-    got_number, want_number = _as_float(got), _as_float(want)
+    # float() of the lower-cased line as text: it reads Unicode digits and spaces, bytes do not.
+    got_number, want_number = _text_float(got_text), _text_float(want_text)
     if got_number is None or want_number is None:
         return False
     try:
         return abs(got_number - want_number) / max(abs(want_number), 1e-10) < rel_tol
-    except (OverflowError, ValueError):
+    except (OverflowError, ValueError, ZeroDivisionError):
         return False
+
+
+def _text_float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as UTF-8, a chunk at a time (no copy of a large output)."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), streams.CHUNK_BYTES):
+            decoder.decode(data[start : start + streams.CHUNK_BYTES])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _text_bounds(data: bytes) -> dict[str, int]:
+    """Bounds of ``data`` stripped as ``data.decode().strip()`` strips it: ASCII whitespace
+    with the separators \\x1c-\\x1f, and Unicode's spaces (U+00A0, U+3000, ...).
+
+    Beyond ASCII, the bytes that may belong to a space are stripped first at C speed (every
+    byte of such a space is one of them); what that took off, from the character boundary
+    before it, is decoded and stripped as text (other characters use those bytes too)."""
+    if data.isascii():
+        end = len(data.rstrip(_ASCII_TEXT_SPACE))
+        return {"start": min(len(data) - len(data.lstrip(_ASCII_TEXT_SPACE)), end), "end": end}
+    # Where the candidate bytes stop is the first byte of a character that is not a space.
+    first = len(data) - len(data.lstrip(_SPACE_BYTES))
+    head = data[:first].decode("utf-8", "surrogateescape").lstrip()
+    start = first - len(head.encode("utf-8", "surrogateescape"))
+    last = len(data.rstrip(_SPACE_BYTES))
+    if last and data[last - 1] >= 0x80:  # a lead byte: its character is cut, take it whole
+        last -= 1
+    last = max(last, start)
+    tail = data[last:].decode("utf-8", "surrogateescape").rstrip()
+    end = last + len(tail.encode("utf-8", "surrogateescape"))
+    return {"start": min(start, end), "end": end}
+
+
+# What str.strip() removes, as UTF-8: ASCII's whitespace and the four separators, and every
+# byte of the encodings of Unicode's other spaces (U+0085, U+00A0, U+1680, U+2000-U+200A,
+# U+2028, U+2029, U+202F, U+205F, U+3000).
+_ASCII_TEXT_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+_SPACE_BYTES = bytes(
+    sorted(
+        {byte for c in range(0x80, 0x3001) if chr(c).isspace() for byte in chr(c).encode()}
+        | set(_ASCII_TEXT_SPACE)
+    )
+)
 
 
 def _first_difference(actual: bytes, expected: bytes) -> str:
