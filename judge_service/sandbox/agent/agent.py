@@ -25,7 +25,16 @@ import time
 import traceback
 from typing import Any, cast
 
-from judge_service.sandbox.agent import checkers, ipc, plain, planned, procfs, wire, workdir
+from judge_service.sandbox.agent import (
+    checkers,
+    ipc,
+    plain,
+    planned,
+    procfs,
+    testdata,
+    wire,
+    workdir,
+)
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -144,6 +153,10 @@ class Agent:
         self.limits = procfs.limits_of(0)
         self.scheduling = procfs.scheduling_of(0)
         self.tainted = ""
+        # Stdin test data kept for later jobs (in this process's memory: see testdata.py), and
+        # the running job's, by key.
+        self.test_cache: testdata.Lru[bytes] = testdata.Lru()
+        self.job_data: dict[str, bytes] = {}
         if init.get("zygote_bundle"):
             self.zygote = Helper(
                 "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
@@ -157,11 +170,14 @@ class Agent:
     # ---- jobs -------------------------------------------------------------------------
     def handle(
         self, job: wire.HostFrame, blob: bytes
-    ) -> tuple[wire.PongFrame | wire.ResultFrame, bytes]:
+    ) -> tuple[wire.PongFrame | wire.ResultFrame | wire.MissingFrame, bytes]:
         if job["op"] == "ping":
             return {"op": "pong", "nonce": job.get("nonce")}, b""
         if job["op"] != "job":
             raise ValueError(f"unknown op {job['op']!r}")
+        missing = self._take_test_data(job, blob)
+        if missing:
+            return {"op": "missing", "keys": missing}, b""
         reply: wire.ResultFrame = {"op": "result", "compile": None, "tests": [], "reset_error": ""}
         reply_blob = b""
         try:
@@ -182,8 +198,38 @@ class Agent:
                 reply["fetched_offset"] = len(reply_blob)
                 reply_blob += fetched_blob
         finally:
+            self.job_data = {}
             reply["reset_error"] = self.reset()
         return reply, reply_blob
+
+    def _take_test_data(self, job: wire.JobFrame, blob: bytes) -> list[str]:
+        """The job's test data, from its frame or kept from earlier jobs, into ``job_data``;
+        the keys neither has (then nothing is kept or run: the host sends them)."""
+        keys = testdata.job_keys(job["tests"])
+        if not keys:
+            return []
+        files_size = sum(entry["size"] for entry in job.get("blob_files", []))
+        carried = testdata.unpack(job.get("test_data", []), blob, files_size)
+        missing = [key for key in keys if key not in carried and key not in self.test_cache]
+        if missing:
+            return missing
+        data = {}
+        for key in keys:
+            held = carried[key] if key in carried else self.test_cache.get(key)
+            assert held is not None  # not missing
+            data[key] = held
+        self.job_data = data
+        new = {key: (len(content), content) for key, content in carried.items()}
+        self.test_cache.admit(keys, new, job.get("test_cache_bytes", 0))
+        return []
+
+    def _test_bytes(self, test: wire.TestSpec, output: bool) -> bytes:
+        """A stdin test's input (or expected output), by key or, from an older host, inline."""
+        if output:
+            key, text = test.get("output_key"), test.get("output", "")
+        else:
+            key, text = test.get("input_key"), test.get("input", "")
+        return text.encode() if key is None else self.job_data[key]
 
     def _compile(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:
         spec = job["compile"]
@@ -262,7 +308,7 @@ class Agent:
         mode = job["mode"]
         token = os.urandom(16).hex()
         if mode == "stdin":
-            stdin_data, tests_data = test.get("input", "").encode(), b""
+            stdin_data, tests_data = self._test_bytes(test, output=False), b""
         elif mode == "function":
             call = {"args": test.get("args", []), "kwargs": test.get("kwargs") or {}}
             stdin_data, tests_data = b"", json.dumps(call).encode()
@@ -437,7 +483,7 @@ class Agent:
         self, job: wire.JobFrame, test: wire.TestSpec, out: bytes, stdin_data: bytes
     ) -> wire.Outcome:
         checker = job["checker"]
-        expected = test["output"].encode()
+        expected = self._test_bytes(test, output=True)
         if checker["kind"] != "custom":
             accepted, message = checkers.check_output(checker["kind"], out, expected, checker)
             return {"verdict": "AC" if accepted else "WA", "message": message}
