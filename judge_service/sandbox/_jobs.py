@@ -6,7 +6,8 @@ from typing import cast
 
 from judge_service.sandbox._assert_plan import plan
 from judge_service.sandbox._prompt import prompt_helpers, with_helpers
-from judge_service.sandbox.agent import testdata, wire
+from judge_service.sandbox._test_keys import Content, content_of
+from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import Artifact, CompiledProgram
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.languages import LANGUAGES, LanguageSpec
@@ -58,7 +59,7 @@ COMPILE_WALL_FACTOR = 4
 
 def agent_header(
     job: Job, spec: LanguageSpec, settings: SandboxConfig, cached: CompiledProgram | None
-) -> tuple[wire.JobFrame, bytes, dict[str, bytes]]:
+) -> tuple[wire.JobFrame, bytes, dict[str, Content]]:
     """The job's frame, its blob (the files), and the test data its tests name by key: the
     pool adds to the frame what the sandbox it runs on does not hold (:func:`with_test_data`)."""
     limits = job.limits
@@ -107,13 +108,13 @@ def agent_header(
 
 
 def with_test_data(
-    header: wire.JobFrame, blob: bytes, data: dict[str, bytes], keys: list[str]
+    header: wire.JobFrame, blob: bytes, data: dict[str, Content], keys: list[str]
 ) -> tuple[wire.JobFrame, bytes]:
     """The frame and blob carrying the bytes of ``keys`` (after the files)."""
     if not keys:
         return header, blob
-    sent: wire.JobFrame = {**header, "test_data": [{"key": k, "size": len(data[k])} for k in keys]}
-    return sent, b"".join([blob, *(data[key] for key in keys)])
+    sent: wire.JobFrame = {**header, "test_data": [{"key": k, "size": data[k].size} for k in keys]}
+    return sent, b"".join([blob, *(data[key].encoded() for key in keys)])
 
 
 def test_cache_bytes(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> int:
@@ -129,7 +130,7 @@ def test_cache_bytes(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> i
     return max(0, min(settings.test_cache_mb, room_mb)) << 20
 
 
-def _tests(job: Job, spec: LanguageSpec) -> tuple[list[wire.TestSpec], dict[str, bytes]]:
+def _tests(job: Job, spec: LanguageSpec) -> tuple[list[wire.TestSpec], dict[str, Content]]:
     if job.mode is TestMode.STDIN:
         return _stdin_tests(job)
     tests = [_test_spec(test) for test in job.tests]
@@ -146,10 +147,10 @@ def _tests(job: Job, spec: LanguageSpec) -> tuple[list[wire.TestSpec], dict[str,
     return tests, {}
 
 
-def _stdin_tests(job: Job) -> tuple[list[wire.TestSpec], dict[str, bytes]]:
+def _stdin_tests(job: Job) -> tuple[list[wire.TestSpec], dict[str, Content]]:
     """Stdin tests name their input and expected output by content key (see testdata.py)."""
     tests: list[wire.TestSpec] = []
-    data: dict[str, bytes] = {}
+    data: dict[str, Content] = {}
     for test in job.tests:
         spec: wire.TestSpec = {"input_key": _keyed(test.input, data)}
         if test.output is not None:
@@ -158,11 +159,10 @@ def _stdin_tests(job: Job) -> tuple[list[wire.TestSpec], dict[str, bytes]]:
     return tests, data
 
 
-def _keyed(text: str, data: dict[str, bytes]) -> str:
-    content = text.encode()
-    key = testdata.key_of(content)
-    data.setdefault(key, content)
-    return key
+def _keyed(text: str, data: dict[str, Content]) -> str:
+    content = content_of(text)
+    data.setdefault(content.key, content)
+    return content.key
 
 
 def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.CompileSpec:

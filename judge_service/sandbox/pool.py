@@ -19,6 +19,7 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _jobs, _rejudge
+from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
@@ -200,7 +201,7 @@ class SandboxPool:
         job: Job,
         header: wire.JobFrame,
         blob: bytes,
-        data: dict[str, bytes],
+        data: dict[str, Content],
         compiling: bool,
         answer_by: float | None,
     ) -> tuple[wire.ResultFrame, bytes]:
@@ -231,7 +232,7 @@ class SandboxPool:
         job: Job,
         header: wire.JobFrame,
         blob: bytes,
-        data: dict[str, bytes],
+        data: dict[str, Content],
         compiling: bool,
     ) -> tuple[wire.AgentFrame, bytes]:
         """Send the job with the test data the sandbox does not hold; once more with what its
@@ -249,7 +250,7 @@ class SandboxPool:
             sent, sent_blob = _jobs.with_test_data(header, blob, data, send)
             reply, reply_blob = sandbox.request(sent, sent_blob, timeout=timeout)
         if reply.get("op") == "result":
-            new = {key: (len(data[key]), None) for key in send}
+            new = {key: (data[key].size, None) for key in send}
             held.admit(keys, new, header.get("test_cache_bytes", 0))
         return reply, reply_blob
 

@@ -154,7 +154,9 @@ def test_stack_limit_leaves_room_below_the_memory_limit(memory_mb: int) -> None:
         tests=[{"input": "", "output": ""}],
         limits={"memory_limit_mb": memory_mb},
     )
-    header, _, _ = _jobs.agent_header(job, validate_job(job, SandboxConfig()), SandboxConfig(), None)
+    header, _, _ = _jobs.agent_header(
+        job, validate_job(job, SandboxConfig()), SandboxConfig(), None
+    )
     assert header["limits"]["stack_bytes"] == stack
 
 

@@ -100,7 +100,7 @@ def test_the_host_writes_job_frames_of_the_declared_shape(job: Job) -> None:
         for entry in header.get("test_data", []):
             assert_fits(entry, wire.DataEntry)
         files = sum(entry["size"] for entry in header["blob_files"])
-        assert files + sum(len(content) for content in data.values()) == len(blob)
+        assert files + sum(content.size for content in data.values()) == len(blob)
         if "compile" in header:
             assert_fits(header["compile"], wire.CompileSpec)
             assert_fits(header["compile"]["limits"], wire.Limits)

@@ -205,7 +205,7 @@ def test_a_miss_is_sent_again_and_judged_the_same(
     header, _, data = _jobs.agent_header(job, validate_job(job, settings), settings, None)
     keys = testdata.job_keys(header["tests"])
     # The host believes the agent holds data it was never sent (as after an agent restart).
-    spool._held_index(sandbox).admit(keys, {key: (len(data[key]), None) for key in keys}, 1 << 30)
+    spool._held_index(sandbox).admit(keys, {key: (data[key].size, None) for key in keys}, 1 << 30)
     before = len(frames)
     result = spool.judge(job)
     assert [t.verdict for t in result.tests] == [AC, WA], describe(result)
