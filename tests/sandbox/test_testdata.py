@@ -3,6 +3,9 @@ pool's half of the protocol against the agent's own code (a miss is resent, neve
 
 from __future__ import annotations
 
+import fcntl
+import mmap
+import os
 from typing import Any
 
 import pytest
@@ -18,12 +21,12 @@ from judge_service.sandbox.pool import SandboxPool
 from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB, validate_job
 
 
-def _sized(*keys: str, size: int = 10) -> dict[str, tuple[int, None]]:
-    return {key: (size, None) for key in keys}
+def _sized(*keys: str, size: int = 10) -> dict[str, tuple[int, str]]:
+    return {key: (size, key) for key in keys}
 
 
 def test_admit_keeps_what_fits_and_drops_the_least_recently_used() -> None:
-    lru: testdata.Lru[None] = testdata.Lru()
+    lru: testdata.Lru[str] = testdata.Lru()
     assert lru.admit(["a", "b"], _sized("a", "b"), bound=30) == []
     assert lru.admit(["c"], _sized("c"), bound=30) == []
     assert lru.admit(["a"], {}, bound=30) == []  # a is used again: b is now the oldest
@@ -32,7 +35,7 @@ def test_admit_keeps_what_fits_and_drops_the_least_recently_used() -> None:
 
 
 def test_a_job_larger_than_the_bound_keeps_only_its_last_data() -> None:
-    lru: testdata.Lru[None] = testdata.Lru()
+    lru: testdata.Lru[str] = testdata.Lru()
     lru.admit(["a"], _sized("a"), bound=25)
     dropped = lru.admit(["b", "c", "d"], _sized("b", "c", "d"), bound=25)
     assert dropped == ["a", "b"] and list(lru.entries) == ["c", "d"]
@@ -72,6 +75,7 @@ class _AgentSandbox:
         self.agent = Agent.__new__(Agent)
         self.agent.test_cache = testdata.Lru()
         self.agent.job_data = {}
+        self.agent.dropped = []
         self.frames: list[tuple[dict[str, Any], int]] = []
         self.seen: list[list[tuple[bytes, bytes]]] = []
         self.jobs_run = 0
@@ -91,7 +95,8 @@ class _AgentSandbox:
                 for test in header["tests"]
             ]
         )
-        self.agent.job_data = {}
+        testdata.release(self.agent.dropped)
+        self.agent.job_data, self.agent.dropped = {}, []
         report = {"verdict": "AC", "message": "", "time_ms": 1.0, "wall_ms": 1.0, "memory_kb": 1}
         tests = [dict(report) for _ in header["tests"]]
         return {"op": "result", "compile": None, "tests": tests, "reset_error": ""}, b""
@@ -193,3 +198,35 @@ def test_an_agent_that_misses_twice_is_a_crashed_sandbox() -> None:
     with pytest.raises(SandboxCrashed):
         pool.judge(_job("cold"))
     assert sandboxes[0].closed
+
+
+def test_a_large_content_is_kept_sealed_and_each_reader_starts_at_its_beginning() -> None:
+    data = b"12 34\n" * (testdata.SEAL_FROM // 4)
+    kept = testdata.keep(data)
+    assert isinstance(kept, int) and kept >= 100
+    try:
+        first = testdata.reader(kept)
+        os.read(first, 10)
+        os.fchmod(kept, 0)  # what a program of the same uid could do to the inode
+        second = testdata.reader(kept)
+        assert os.read(second, 6) == b"12 34\n"
+        for fd in (first, second):
+            with pytest.raises(OSError):
+                os.write(fd, b"x")
+            with pytest.raises(OSError):
+                os.ftruncate(fd, 0)
+            os.close(fd)
+        writable = os.open(f"/proc/self/fd/{kept}", os.O_RDWR)
+        with pytest.raises(PermissionError):
+            os.write(writable, b"99")
+        with pytest.raises(PermissionError):
+            mmap.mmap(writable, 4096, mmap.MAP_SHARED, mmap.PROT_WRITE)
+        with pytest.raises(PermissionError):
+            fcntl.fcntl(writable, fcntl.F_ADD_SEALS, 0)  # sealed against new seals too
+        os.close(writable)
+        assert testdata.content(kept) == data
+    finally:
+        testdata.release([kept])
+    with pytest.raises(OSError):
+        os.fstat(kept)
+    assert testdata.keep(b"small") == b"small"

@@ -18,7 +18,9 @@ outputs never leave the agent (but for a custom checker, as before). Standard li
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Generic, TypeVar
@@ -26,6 +28,11 @@ from typing import Generic, TypeVar
 from judge_service.sandbox.agent import wire
 
 Value = TypeVar("Value")
+# What the agent keeps of one content: its bytes, or (from SEAL_FROM bytes) a sealed memfd
+# that each test reading it as stdin gets a read-only descriptor of, instead of a copy.
+Kept = bytes | int
+SEAL_FROM = 64 << 10
+SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 
 
 def key_of(data: bytes) -> str:
@@ -65,11 +72,13 @@ class Lru(Generic[Value]):
     def missing(self, keys: Iterable[str]) -> list[str]:
         return [key for key in keys if key not in self.entries]
 
-    def admit(self, keys: list[str], new: Mapping[str, tuple[int, Value]], bound: int) -> list[str]:
+    def admit(
+        self, keys: list[str], new: Mapping[str, tuple[int, Value]], bound: int
+    ) -> list[Value]:
         """A job ran with ``keys`` (``new`` came with it): add what is new, mark every key the
         most recently used (in order), then drop the least recently used until the values fit
         in ``bound`` bytes, a job's own keys too (the job holds its data while it runs).
-        Returns the keys dropped. Every key is in ``new`` or already here."""
+        Returns the values dropped. Every key is in ``new`` or already here."""
         for key in keys:
             if key in self.entries:
                 self.entries.move_to_end(key)
@@ -79,9 +88,9 @@ class Lru(Generic[Value]):
                 self.bytes += size
         dropped = []
         while self.bytes > bound and self.entries:
-            key, (size, _) = self.entries.popitem(last=False)
+            _, (size, value) = self.entries.popitem(last=False)
             self.bytes -= size
-            dropped.append(key)
+            dropped.append(value)
         return dropped
 
     def forget(self, keys: Iterable[str]) -> None:
@@ -89,6 +98,55 @@ class Lru(Generic[Value]):
             entry = self.entries.pop(key, None)
             if entry is not None:
                 self.bytes -= entry[0]
+
+
+def keep(data: bytes) -> Kept:
+    """What the agent keeps of ``data``: a large content in a memfd nobody can change (sealed
+    against writes, truncation and growth, and against removing the seals), its bytes else."""
+    if len(data) < SEAL_FROM:
+        return data
+    created = os.memfd_create("test-data", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    fd = fcntl.fcntl(created, fcntl.F_DUPFD_CLOEXEC, 100)  # above a child's stream numbers
+    os.close(created)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def content(kept: Kept) -> bytes:
+    if isinstance(kept, bytes):
+        return kept
+    size = os.fstat(kept).st_size
+    chunks, offset = [], 0
+    while offset < size:
+        chunk = os.pread(kept, min(1 << 20, size - offset), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def reader(fd: int) -> int:
+    """A read-only descriptor of a kept memfd with an offset of its own (a test's stdin). The
+    file mode is set first: a program of the agent's uid may have changed it on the inode."""
+    os.fchmod(fd, 0o400)
+    opened = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+    moved = fcntl.fcntl(opened, fcntl.F_DUPFD_CLOEXEC, 100)
+    os.close(opened)
+    return moved
+
+
+def release(dropped: Iterable[Kept]) -> None:
+    for kept in dropped:
+        if isinstance(kept, int):
+            os.close(kept)
 
 
 def unpack(entries: list[wire.DataEntry], blob: bytes, offset: int) -> dict[str, bytes]:

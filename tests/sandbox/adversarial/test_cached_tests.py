@@ -25,6 +25,9 @@ pytestmark = pytest.mark.integration
 
 SUM = "print(sum(map(int, input().split())))\n"
 SUM_TESTS = [{"input": "1 2\n", "output": "3"}, {"input": "40 2\n", "output": "42"}]
+# Kept as bytes (copied into each test's stdin) and, past testdata.SEAL_FROM, as a sealed
+# memfd each test gets a read-only descriptor of.
+PADDING = {"small": "", "large": " " * (testdata.SEAL_FROM + 1) + "\n"}
 
 
 @pytest.fixture
@@ -110,7 +113,13 @@ TAMPER = {
     "stdin": """
         import os
         data = os.read(0, 1 << 20)
-        for fd in (0, os.open("/proc/self/fd/0", os.O_RDWR)):
+        fds = [0]
+        try:
+            os.fchmod(0, 0o666)  # its uid owns the memfd
+            fds.append(os.open("/proc/self/fd/0", os.O_RDWR))
+        except OSError:
+            pass
+        for fd in fds:
             try:
                 os.lseek(fd, 0, 0); os.write(fd, b"999 999\\n" * 64); os.ftruncate(fd, 3)
             except OSError:
@@ -153,14 +162,16 @@ TAMPER = {
 }
 
 
+@pytest.mark.parametrize("size", sorted(PADDING))
 @pytest.mark.parametrize("attack", sorted(TAMPER))
 def test_a_program_cannot_change_the_tests_a_later_job_runs(
-    spool: SandboxPool, frames: list[tuple[str, int, int]], attack: str
+    spool: SandboxPool, frames: list[tuple[str, int, int]], attack: str, size: str
 ) -> None:
-    expect(judge(spool, "python", SUM, SUM_TESTS), AC)  # the tests are now kept
-    expect(judge(spool, "python", dedent(TAMPER[attack]), SUM_TESTS), AC)
-    honest = judge(spool, "python", SUM, SUM_TESTS)
-    wrong = judge(spool, "python", "input()\nprint(3)\n", SUM_TESTS)
+    tests = [{**test, "input": test["input"] + PADDING[size]} for test in SUM_TESTS]
+    expect(judge(spool, "python", SUM, tests), AC)  # the tests are now kept
+    expect(judge(spool, "python", dedent(TAMPER[attack]), tests), AC)
+    honest = judge(spool, "python", SUM, tests)
+    wrong = judge(spool, "python", "input()\nprint(3)\n", tests)
     expect(honest, AC)
     assert [test.verdict for test in wrong.tests] == [AC, WA], describe(wrong)
     # The later jobs ran on the kept tests (the frames carried no test data).
@@ -192,7 +203,7 @@ def test_tests_evicted_and_sent_again_get_the_same_verdicts(
     jobs = [entries for op, entries, _ in frames if op == "job"]
     # 1 MiB holds one job's data: the second evicts some of the first's, which is sent
     # again (only what went), and the last job finds all of it kept.
-    assert jobs[0] == 4 and jobs[1] == 4 and 0 < jobs[2] < 4 and jobs[3] == 0
+    assert jobs[0] == 4 and jobs[1] == 4 and 0 < jobs[2] < 4 and jobs[3] == 0, frames
 
 
 def test_a_miss_is_sent_again_and_judged_the_same(
