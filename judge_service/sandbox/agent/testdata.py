@@ -9,11 +9,12 @@ each sandbox holds without asking. Should they ever disagree, the agent answers 
 names data it lacks with a ``missing`` frame before running anything, and the host sends the
 job again with that data: a miss costs a resend, never a verdict.
 
-The agent keeps the bytes in its own memory: it runs as the same uid as the program but is not
-dumpable, so no program can read its memory or its descriptors, and a test's stdin is a fresh
-copy in a memfd of its own (what the program does to it is gone with the test). Expected
-outputs never leave the agent (but for a custom checker, as before). Standard library only
-(sent to the agent).
+The agent keeps the data in its own memory (small contents as bytes, large ones in memfds
+sealed against writes, truncation and growth): it runs as the same uid as the program but is
+not dumpable, so no program can read its memory or its descriptors. A test's stdin is a fresh
+memfd copy of a small input (what the program does to it is gone with the test), or a new
+read-only descriptor of a large input's sealed memfd. Expected outputs never leave the agent
+(but for a custom checker, as before). Standard library only (sent to the agent).
 """
 
 from __future__ import annotations
