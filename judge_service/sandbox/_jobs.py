@@ -6,6 +6,7 @@ from typing import cast
 
 from judge_service.sandbox._assert_plan import plan
 from judge_service.sandbox._prompt import prompt_helpers, with_helpers
+from judge_service.sandbox._test_keys import Content, content_of
 from judge_service.sandbox.agent import wire
 from judge_service.sandbox.cache import Artifact, CompiledProgram
 from judge_service.sandbox.config import SandboxConfig
@@ -21,6 +22,7 @@ from judge_service.sandbox.models import (
     TestResult,
     Verdict,
 )
+from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB
 
 # A checker that crashes must read as a failed checker (exit 3), not as "wrong answer" (exit 1,
 # which is also what an uncaught Python exception exits with).
@@ -57,8 +59,11 @@ COMPILE_WALL_FACTOR = 4
 
 def agent_header(
     job: Job, spec: LanguageSpec, settings: SandboxConfig, cached: CompiledProgram | None
-) -> tuple[wire.JobFrame, bytes]:
+) -> tuple[wire.JobFrame, bytes, dict[str, Content]]:
+    """The job's frame, its blob (the files), and the test data its tests name by key: the
+    pool adds to the frame what the sandbox it runs on does not hold (:func:`with_test_data`)."""
     limits = job.limits
+    tests, data = _tests(job, spec)
     memory_mb = limits.memory_limit_mb
     source_name = spec.source_file(job.code)
     files = [Artifact(name, 0o644, content) for name, content in job.files.items()]
@@ -86,7 +91,7 @@ def agent_header(
             "stack_bytes": stack_limit_bytes(memory_mb, spec.stack_limit_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
-        "tests": _tests(job, spec),
+        "tests": tests,
         "budget_ms": job_budget_ms(job, settings),
         "checker": _checker(job),
         "blob_files": [],
@@ -97,10 +102,37 @@ def agent_header(
     elif cached is not None:
         files += list(cached.artifacts)
     header["blob_files"] = [{"name": f.name, "size": len(f.content), "mode": f.mode} for f in files]
-    return header, b"".join(f.content for f in files)
+    if data:
+        header["test_cache_bytes"] = test_cache_bytes(job, spec, settings)
+    return header, b"".join(f.content for f in files), data
 
 
-def _tests(job: Job, spec: LanguageSpec) -> list[wire.TestSpec]:
+def with_test_data(
+    header: wire.JobFrame, blob: bytes, data: dict[str, Content], keys: list[str]
+) -> tuple[wire.JobFrame, bytes]:
+    """The frame and blob carrying the bytes of ``keys`` (after the files)."""
+    if not keys:
+        return header, blob
+    sent: wire.JobFrame = {**header, "test_data": [{"key": k, "size": data[k].size} for k in keys]}
+    return sent, b"".join([blob, *(data[key].encoded() for key in keys)])
+
+
+def test_cache_bytes(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> int:
+    """How much test data the sandbox keeps once this job is admitted: ``test_cache_mb``, less
+    whatever of it the job's program may need of the sandbox's memory (a job with the largest
+    memory limit runs with nothing kept)."""
+    room_mb = (
+        settings.sandbox_memory_mb
+        - SANDBOX_OVERHEAD_MB
+        - spec.rss_allowance_mb
+        - job.limits.memory_limit_mb
+    )
+    return max(0, min(settings.test_cache_mb, room_mb)) << 20
+
+
+def _tests(job: Job, spec: LanguageSpec) -> tuple[list[wire.TestSpec], dict[str, Content]]:
+    if job.mode is TestMode.STDIN:
+        return _stdin_tests(job)
     tests = [_test_spec(test) for test in job.tests]
     if job.mode is TestMode.ASSERT and job.prompt:
         helpers, names = prompt_helpers(spec.name, job.prompt, job.entry_point or "")
@@ -112,7 +144,25 @@ def _tests(job: Job, spec: LanguageSpec) -> list[wire.TestSpec]:
             if planned is not None:
                 calls, checks, release_after = planned
                 test["plan"] = [calls, checks, list(release_after)]
-    return tests
+    return tests, {}
+
+
+def _stdin_tests(job: Job) -> tuple[list[wire.TestSpec], dict[str, Content]]:
+    """Stdin tests name their input and expected output by content key (see testdata.py)."""
+    tests: list[wire.TestSpec] = []
+    data: dict[str, Content] = {}
+    for test in job.tests:
+        spec: wire.TestSpec = {"input_key": _keyed(test.input, data)}
+        if test.output is not None:
+            spec["output_key"] = _keyed(test.output, data)
+        tests.append(spec)
+    return tests, data
+
+
+def _keyed(text: str, data: dict[str, Content]) -> str:
+    content = content_of(text)
+    data.setdefault(content.key, content)
+    return content.key
 
 
 def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.CompileSpec:

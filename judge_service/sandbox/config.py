@@ -39,6 +39,14 @@ class SandboxConfig(BaseSettings):
     sandbox_pids_limit: int = Field(128, ge=16, description="Most processes in one sandbox.")
     sandbox_work_mb: int = Field(256, ge=16, description="Size of the /work tmpfs.")
     sandbox_tmp_mb: int = Field(64, ge=8, description="Size of the /tmp tmpfs.")
+    test_cache_mb: int = Field(
+        64,
+        ge=0,
+        description="Stdin test data (inputs and expected outputs) each sandbox's agent keeps "
+        "in its memory for later jobs, least recently used out first: a problem's tests travel "
+        "to a sandbox once (0: every job carries its tests). Part of the sandbox's memory cap, "
+        "and held by every warm sandbox: at most sandboxes_per_language times this per language.",
+    )
     sandbox_user: str = Field("65534:65534", description="Non-root uid:gid sandboxes run as.")
     sandbox_start_timeout_s: float = Field(60.0, gt=0, description="Container start deadline.")
     image_prefix: str = Field("judge-sandbox-", description="Sandbox images are PREFIX<language>.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _jobs, _rejudge
-from judge_service.sandbox.agent import wire
+from judge_service.sandbox._test_keys import Content
+from judge_service.sandbox.agent import testdata, wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
@@ -72,6 +74,11 @@ class SandboxPool:
         self._image_ids: dict[str, str] = {}
         self._stop_reaper = threading.Event()
         self._reaper: threading.Thread | None = None
+        # What test data each sandbox's agent holds (sizes only; see agent/testdata.py).
+        self._held: weakref.WeakKeyDictionary[Sandbox, testdata.Lru[None]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._held_lock = threading.Lock()
 
     # ---- public API -----------------------------------------------------------------------
     def judge(self, job: Job) -> JobResult:
@@ -117,9 +124,9 @@ class SandboxPool:
         if cached is not None and not cached.ok:
             result = _jobs.job_result(job, None, b"", cached)
         else:
-            header, blob = _jobs.agent_header(job, spec, self.settings, cached)
+            header, blob, data = _jobs.agent_header(job, spec, self.settings, cached)
             compiling = cached is None and spec.compiled
-            reply, reply_blob = self._run(job, header, blob, compiling, answer_by)
+            reply, reply_blob = self._run(job, header, blob, data, compiling, answer_by)
             compiled = _jobs.compiled_program(reply, reply_blob)
             if key and compiled is not None:
                 self.cache.put(key, compiled)
@@ -194,6 +201,7 @@ class SandboxPool:
         job: Job,
         header: wire.JobFrame,
         blob: bytes,
+        data: dict[str, Content],
         compiling: bool,
         answer_by: float | None,
     ) -> tuple[wire.ResultFrame, bytes]:
@@ -205,9 +213,7 @@ class SandboxPool:
         sandbox = self._acquire(pool, wait_until)
         healthy = False
         try:
-            reply, reply_blob = sandbox.request(
-                header, blob, timeout=_jobs.deadline_seconds(job, compiling, self.settings)
-            )
+            reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":
                 raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")
@@ -219,6 +225,41 @@ class SandboxPool:
             return result, reply_blob
         finally:
             self._release(pool, sandbox, healthy)
+
+    def _request(
+        self,
+        sandbox: Sandbox,
+        job: Job,
+        header: wire.JobFrame,
+        blob: bytes,
+        data: dict[str, Content],
+        compiling: bool,
+    ) -> tuple[wire.AgentFrame, bytes]:
+        """Send the job with the test data the sandbox does not hold; once more with what its
+        agent says it lacks (a miss: nothing ran)."""
+        timeout = _jobs.deadline_seconds(job, compiling, self.settings)
+        keys = testdata.job_keys(header["tests"])
+        held = self._held_index(sandbox)
+        send = held.missing(keys)
+        sent, sent_blob = _jobs.with_test_data(header, blob, data, send)
+        reply, reply_blob = sandbox.request(sent, sent_blob, timeout=timeout)
+        if reply.get("op") == "missing":
+            lacking = [key for key in cast(wire.MissingFrame, reply)["keys"] if key in data]
+            held.forget(lacking)
+            send = list(dict.fromkeys([*send, *lacking]))
+            sent, sent_blob = _jobs.with_test_data(header, blob, data, send)
+            reply, reply_blob = sandbox.request(sent, sent_blob, timeout=timeout)
+        if reply.get("op") == "result":
+            new = {key: (data[key].size, None) for key in send}
+            held.admit(keys, new, header.get("test_cache_bytes", 0))
+        return reply, reply_blob
+
+    def _held_index(self, sandbox: Sandbox) -> testdata.Lru[None]:
+        with self._held_lock:
+            held = self._held.get(sandbox)
+            if held is None:
+                held = self._held[sandbox] = testdata.Lru()
+            return held
 
     def _pool(self, language: str) -> _LanguagePool:
         with self._lock:

@@ -73,7 +73,7 @@ def test_the_compile_spec_the_agent_gets_is_the_one_in_the_key() -> None:
         limits={"compile_time_limit_ms": 3000},
     )
     spec = validate_job(job, SandboxConfig())
-    header, _ = _jobs.agent_header(job, spec, SandboxConfig(), None)
+    header, _, _ = _jobs.agent_header(job, spec, SandboxConfig(), None)
     assert header["compile"] == _jobs.compile_spec(job, spec, SandboxConfig())
     assert header["compile"]["limits"]["cpu_ms"] == 3000
 
@@ -132,10 +132,10 @@ def test_java_runs_with_assertions_enabled() -> None:
 def test_agent_header_uses_cached_artifacts_instead_of_compiling() -> None:
     job = Job(language="cpp", code="int main(){}", tests=[{"input": "", "output": ""}])
     spec = validate_job(job, SandboxConfig())
-    fresh, blob = _jobs.agent_header(job, spec, SandboxConfig(), None)
+    fresh, blob, _ = _jobs.agent_header(job, spec, SandboxConfig(), None)
     assert fresh["compile"]["argv"][0] == "/usr/bin/g++" and blob == b""
     cached = CompiledProgram(True, "", 5.0, (Artifact("main", 0o755, b"ELF"),))
-    header, blob = _jobs.agent_header(job, spec, SandboxConfig(), cached)
+    header, blob, _ = _jobs.agent_header(job, spec, SandboxConfig(), cached)
     assert "compile" not in header
     assert header["blob_files"] == [{"name": "main", "size": 3, "mode": 0o755}] and blob == b"ELF"
 
@@ -154,7 +154,9 @@ def test_stack_limit_leaves_room_below_the_memory_limit(memory_mb: int) -> None:
         tests=[{"input": "", "output": ""}],
         limits={"memory_limit_mb": memory_mb},
     )
-    header, _ = _jobs.agent_header(job, validate_job(job, SandboxConfig()), SandboxConfig(), None)
+    header, _, _ = _jobs.agent_header(
+        job, validate_job(job, SandboxConfig()), SandboxConfig(), None
+    )
     assert header["limits"]["stack_bytes"] == stack
 
 

@@ -87,7 +87,8 @@ def test_the_host_writes_job_frames_of_the_declared_shape(job: Job) -> None:
     spec = validate_job(job, settings)
     cached = CompiledProgram(True, "", 1.0, (Artifact("main", 0o755, b"ELF"),))
     for program in (None, cached) if spec.compiled else (None,):
-        header, blob = _jobs.agent_header(job, spec, settings, program)
+        header, blob, data = _jobs.agent_header(job, spec, settings, program)
+        header, blob = _jobs.with_test_data(header, blob, data, list(data))
         assert_fits(header, wire.JobFrame)
         assert_fits(header["limits"], wire.Limits)
         assert_fits(header["run"], wire.RunSpec)
@@ -96,7 +97,10 @@ def test_the_host_writes_job_frames_of_the_declared_shape(job: Job) -> None:
             assert_fits(test, wire.TestSpec)
         for entry in header["blob_files"]:
             assert_fits(entry, wire.BlobFile)
-        assert sum(entry["size"] for entry in header["blob_files"]) == len(blob)
+        for entry in header.get("test_data", []):
+            assert_fits(entry, wire.DataEntry)
+        files = sum(entry["size"] for entry in header["blob_files"])
+        assert files + sum(content.size for content in data.values()) == len(blob)
         if "compile" in header:
             assert_fits(header["compile"], wire.CompileSpec)
             assert_fits(header["compile"]["limits"], wire.Limits)

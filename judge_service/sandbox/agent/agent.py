@@ -25,7 +25,16 @@ import time
 import traceback
 from typing import Any, cast
 
-from judge_service.sandbox.agent import checkers, ipc, plain, planned, procfs, wire, workdir
+from judge_service.sandbox.agent import (
+    checkers,
+    ipc,
+    plain,
+    planned,
+    procfs,
+    testdata,
+    wire,
+    workdir,
+)
 from judge_service.sandbox.agent.helpers import (
     Helper,
     HelperError,
@@ -144,6 +153,11 @@ class Agent:
         self.limits = procfs.limits_of(0)
         self.scheduling = procfs.scheduling_of(0)
         self.tainted = ""
+        # Stdin test data kept for later jobs (in this process's memory: see testdata.py), and
+        # the running job's, by key.
+        self.test_cache: testdata.Lru[testdata.Kept] = testdata.Lru()
+        self.job_data: dict[str, testdata.Kept] = {}
+        self.dropped: list[testdata.Kept] = []
         if init.get("zygote_bundle"):
             self.zygote = Helper(
                 "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
@@ -157,11 +171,14 @@ class Agent:
     # ---- jobs -------------------------------------------------------------------------
     def handle(
         self, job: wire.HostFrame, blob: bytes
-    ) -> tuple[wire.PongFrame | wire.ResultFrame, bytes]:
+    ) -> tuple[wire.PongFrame | wire.ResultFrame | wire.MissingFrame, bytes]:
         if job["op"] == "ping":
             return {"op": "pong", "nonce": job.get("nonce")}, b""
         if job["op"] != "job":
             raise ValueError(f"unknown op {job['op']!r}")
+        missing = self._take_test_data(job, blob)
+        if missing:
+            return {"op": "missing", "keys": missing}, b""
         reply: wire.ResultFrame = {"op": "result", "compile": None, "tests": [], "reset_error": ""}
         reply_blob = b""
         try:
@@ -182,8 +199,50 @@ class Agent:
                 reply["fetched_offset"] = len(reply_blob)
                 reply_blob += fetched_blob
         finally:
+            testdata.release(self.dropped)
+            self.job_data, self.dropped = {}, []
             reply["reset_error"] = self.reset()
         return reply, reply_blob
+
+    def _take_test_data(self, job: wire.JobFrame, blob: bytes) -> list[str]:
+        """The job's test data, from its frame or kept from earlier jobs, into ``job_data``;
+        the keys neither has (then nothing is kept or run: the host sends them)."""
+        keys = testdata.job_keys(job["tests"])
+        if not keys:
+            return []
+        files_size = sum(entry["size"] for entry in job.get("blob_files", []))
+        carried = testdata.unpack(job.get("test_data", []), blob, files_size)
+        missing = [key for key in keys if key not in carried and key not in self.test_cache]
+        if missing:
+            return missing
+        data: dict[str, testdata.Kept] = {}
+        new: dict[str, tuple[int, testdata.Kept]] = {}
+        for key in keys:
+            held = self.test_cache.get(key)
+            if held is None:
+                held = testdata.keep(carried[key])
+                new[key] = (len(carried[key]), held)
+            data[key] = held
+        self.job_data = data
+        # What no longer fits goes once the job is done (the job may be using it).
+        self.dropped = self.test_cache.admit(keys, new, job.get("test_cache_bytes", 0))
+        return []
+
+    def _test_bytes(self, test: wire.TestSpec, output: bool) -> bytes:
+        """A stdin test's input (or expected output), by key or, from an older host, inline."""
+        if output:
+            key, text = test.get("output_key"), test.get("output", "")
+        else:
+            key, text = test.get("input_key"), test.get("input", "")
+        return text.encode() if key is None else testdata.content(self.job_data[key])
+
+    def _stdin(self, test: wire.TestSpec) -> int:
+        """A stdin test's stdin: a read-only descriptor of the kept sealed memfd, or a copy."""
+        key = test.get("input_key")
+        held = self.job_data.get(key) if key is not None else None
+        if isinstance(held, int):
+            return testdata.reader(held)
+        return workdir.memfd("stdin", self._test_bytes(test, output=False))
 
     def _compile(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:
         spec = job["compile"]
@@ -262,20 +321,20 @@ class Agent:
         mode = job["mode"]
         token = os.urandom(16).hex()
         if mode == "stdin":
-            stdin_data, tests_data = test.get("input", "").encode(), b""
+            tests_data = b""
         elif mode == "function":
             call = {"args": test.get("args", []), "kwargs": test.get("kwargs") or {}}
-            stdin_data, tests_data = b"", json.dumps(call).encode()
+            tests_data = json.dumps(call).encode()
         elif "plan" in test and job.get("use_zygote"):
-            stdin_data, tests_data = b"", test["plan"][0].encode()
+            tests_data = test["plan"][0].encode()
         else:
-            stdin_data, tests_data = b"", test["code"].encode()
+            tests_data = test["code"].encode()
         stdout, stderr, result = (
             workdir.memfd("stdout"),
             workdir.memfd("stderr"),
             workdir.memfd("result"),
         )
-        stdin = workdir.memfd("stdin", stdin_data)
+        stdin = self._stdin(test) if mode == "stdin" else workdir.memfd("stdin")
         tests_fd = workdir.memfd("tests", tests_data)
         try:
             if job.get("use_zygote"):
@@ -315,7 +374,7 @@ class Agent:
             # the file-size limit); other harness results are one short record.
             result_limit = limits["output_bytes"] + 1 if "plan" in test else RESULT_LIMIT
             harness = workdir.read_memfd(result, max(result_limit, RESULT_LIMIT))
-            verdict = self._verdict(job, test, watch, out, err, harness, token, stdin_data)
+            verdict = self._verdict(job, test, watch, out, err, harness, token)
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
                 os.close(fd)
@@ -341,7 +400,6 @@ class Agent:
         err: bytes,
         harness: bytes,
         token: str,
-        stdin_data: bytes,
     ) -> wire.Outcome:
         limits = job["limits"]
         signal_number = procfs.signal_of(watch.status)
@@ -410,7 +468,7 @@ class Agent:
                 "message": f"runtime error ({how})" + (f": {detail}" if detail else ""),
             }
         if job["mode"] == "stdin":
-            return self._check_output(job, test, out, stdin_data)
+            return self._check_output(job, test, out)
         if outcome is None:
             return {"verdict": "RE", "message": "the program exited before the tests completed"}
         if job["mode"] == "assert":
@@ -433,14 +491,13 @@ class Agent:
             return {"verdict": "AC", "message": ""}
         return {"verdict": "WA", "message": "returned " + checkers.short_json(outcome.get("value"))}
 
-    def _check_output(
-        self, job: wire.JobFrame, test: wire.TestSpec, out: bytes, stdin_data: bytes
-    ) -> wire.Outcome:
+    def _check_output(self, job: wire.JobFrame, test: wire.TestSpec, out: bytes) -> wire.Outcome:
         checker = job["checker"]
-        expected = test["output"].encode()
+        expected = self._test_bytes(test, output=True)
         if checker["kind"] != "custom":
             accepted, message = checkers.check_output(checker["kind"], out, expected, checker)
             return {"verdict": "AC" if accepted else "WA", "message": message}
+        stdin_data = self._test_bytes(test, output=False)
         verdict = self._custom_check(checker, stdin_data, expected, out)
         if verdict["verdict"] != "SE":
             return verdict

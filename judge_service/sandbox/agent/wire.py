@@ -3,10 +3,11 @@ frames the agent answers with.
 
 One module for both sides: the host imports it, and the agent's bundle carries it into the
 container (standard library only). A frame is ``>II`` (the JSON header's length, the blob's
-length), the JSON header, then the blob: the files the header's ``blob_files`` (host to agent)
-or ``artifacts`` and ``fetched`` (agent to host) describe, in that order. The types are what
-each side writes; neither side validates the other's frames at run time (both are ours, and
-the agent is PID 1 of a container the program cannot tamper with).
+length), the JSON header, then the blob: the files the header's ``blob_files`` and the test
+data its ``test_data`` (host to agent) or ``artifacts`` and ``fetched`` (agent to host)
+describe, in that order. The types are what each side writes; neither side validates the
+other's frames at run time (both are ours, and the agent is PID 1 of a container the program
+cannot tamper with).
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ class TestSpec(TypedDict, total=False):
 
     input: str
     output: str
+    # A stdin test's input and expected output by content key (sha256 hex), in place of
+    # ``input`` and ``output``: the bytes are in this frame's ``test_data`` or held by the agent
+    # from an earlier job (see testdata.py).
+    input_key: str
+    output_key: str
     args: list[Any]
     kwargs: dict[str, Any]
     expected: Any
@@ -84,6 +90,13 @@ class BlobFile(TypedDict):
     name: str
     size: int
     mode: int
+
+
+class DataEntry(TypedDict):
+    """Test data in the frame's blob, after the files: ``size`` bytes named ``key``."""
+
+    key: str
+    size: int
 
 
 class InitFrame(TypedDict):
@@ -116,6 +129,10 @@ class JobFrame(TypedDict):
     # Absent when nothing is compiled (an interpreted language, or a cached build in the blob).
     compile: NotRequired[CompileSpec]
     return_artifacts: NotRequired[bool]
+    # Test data this frame carries (in the blob, after blob_files), and how many bytes of test
+    # data the agent keeps for later jobs (default 0: none).
+    test_data: NotRequired[list[DataEntry]]
+    test_cache_bytes: NotRequired[int]
 
 
 HostFrame = InitFrame | PingFrame | JobFrame
@@ -131,6 +148,14 @@ class ReadyFrame(TypedDict):
 class PongFrame(TypedDict):
     op: Literal["pong"]
     nonce: str | None
+
+
+class MissingFrame(TypedDict):
+    """The job names test data the agent does not hold (nothing ran): the host sends the job
+    again with these keys' bytes."""
+
+    op: Literal["missing"]
+    keys: list[str]
 
 
 class ErrorFrame(TypedDict):
@@ -195,7 +220,7 @@ class ResultFrame(TypedDict):
     fetched_offset: NotRequired[int]
 
 
-AgentFrame = ReadyFrame | PongFrame | ErrorFrame | ResultFrame
+AgentFrame = ReadyFrame | PongFrame | ErrorFrame | ResultFrame | MissingFrame
 
 
 # ---- frames -------------------------------------------------------------------------------
