@@ -9,8 +9,8 @@ for the next run on the same input (or anything else for any later run) finds no
 A job costs about 1 ms beyond its test; the compiled program is cached after the first.
 
 Inputs come first from the problem's generator, run in a Python sandbox (it is problem-author
-code, trusted less than the judge), seeded with n like the Python driver's, so every program of
-a problem sees the same inputs; they are kept per generator, so the reference and every
+code, trusted less than the judge), seeded with the judge's secret and n like the Python
+driver's, so every program of a problem sees the same inputs and none can guess them; they are kept per generator, so the reference and every
 candidate share one generation. Growth stops at the first run over the cap (a censored point)
 or when the budget is spent, so an exponential program stops near n = 30 while a linear one
 reaches the largest input the generator may produce.
@@ -38,7 +38,7 @@ namespace = {"__name__": "generator"}
 exec(compile(spec["generator"], "generator.py", "exec"), namespace)
 started, total = time.thread_time(), 0
 for n in spec["sizes"]:
-    random.seed(n)
+    random.seed(spec["seed"] + ":input:" + str(n))
     text = namespace["generate"](n)
     if isinstance(text, bytes):
         text = text.decode("utf-8")
@@ -72,6 +72,8 @@ class EngineSettings:
     generator_budget_s: float = 1.0
     max_input_bytes: int = 6 << 20
     memory_limit_mb: int = 512
+    seed: str = ""
+    """The judge's secret: with n, it seeds the generator (as the Python driver does)."""
 
 
 class InputCache:
@@ -86,7 +88,7 @@ class InputCache:
         self, pool: Sandboxes, generator: str, settings: EngineSettings
     ) -> list[tuple[int, str]] | str:
         """The inputs, or the reason the generator gave none."""
-        key = json.dumps([generator, settings.sizes, settings.max_input_bytes])
+        key = json.dumps([generator, settings.sizes, settings.max_input_bytes, settings.seed])
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
@@ -110,6 +112,7 @@ def _generate(
         "max_bytes": settings.max_input_bytes,
         "budget_s": settings.generator_budget_s,
         "nonce": nonce,
+        "seed": settings.seed,
     }
     limit_ms = int(settings.generator_budget_s * 1000) * 2 + 2000
     job = Job(

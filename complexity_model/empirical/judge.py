@@ -12,7 +12,8 @@ Answers are checked too: when the problem has a reference (and no custom checker
 accept several answers), the reference is measured once per problem version and a candidate
 whose answer on a generated input differs from the reference's is ``unknown`` with that
 reason; so is one that crashes. :meth:`EmpiricalComplexityJudge.compare` returns both
-measurements (same inputs: the generator is seeded with n), which the plot draws.
+measurements (same inputs: the generator is seeded with the judge's secret and n), which the
+plot draws.
 
 The reference is also a model of growth: the candidate's times are fitted as a fixed cost plus
 a multiple of the reference's measured curve (:func:`._fit.fit_like_reference`), beside the
@@ -24,6 +25,7 @@ where the absolute fit misreads both (a hash table leaving the cache looks like 
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -162,6 +164,10 @@ class EmpiricalComplexityJudge:
         self.compare_growth = compare_growth
         self.extend_to = extend_to
         self.engine = EngineSettings(sizes=geometric_sizes(engine_max_n, 2, 24))
+        # Seeds every generator with n: the same inputs for every program this judge times
+        # (the reference's answers are compared), and none a candidate could guess.
+        self.seed = secrets.token_hex(16)
+        self.engine = replace(self.engine, seed=self.seed)
         self._inputs = InputCache()
         self._references: OrderedDict[tuple[str, bool], Measurement] = OrderedDict()
         self._measuring: dict[tuple[str, bool], threading.Lock] = {}
@@ -269,6 +275,10 @@ class EmpiricalComplexityJudge:
             # A generator that fails is the problem's failure, not the program's.
             final = output.error_source != "generator"
             return measured.failed(f"{what}: {output.error}"[:300], final)
+        if not output.complete:
+            # The driver was stopped before it finished (its time limit, or a candidate that
+            # killed it): the sizes it reported may be a choice of the candidate's.
+            return measured.failed(f"the timing run did not finish; {ended}"[:300], final=False)
         if fit.predicted == UNKNOWN:
             return measured.failed(f"too few sizes measured ({len(points)}); {ended}"[:300])
         return measured
@@ -292,6 +302,8 @@ class EmpiricalComplexityJudge:
             extend_to=0 if answers_only else self.extend_to,
             scratch=list(SANDBOX_SCRATCH),
             clear_ipc=True,
+            own_cgroup=True,
+            seed=self.seed,
         )
         # The limit leaves room for the run that ends the growth and for generating inputs.
         limit_ms = int((self.budget_s + 4 * self.cap_s) * 1000) + 1000
