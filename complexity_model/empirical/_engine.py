@@ -8,12 +8,16 @@ SysV IPC emptied, the compiled program written afresh. A program that kept an an
 for the next run on the same input (or anything else for any later run) finds nothing there.
 A job costs about 1 ms beyond its test; the compiled program is cached after the first.
 
-Inputs come first from the problem's generator, run in a Python sandbox (it is problem-author
-code, trusted less than the judge), seeded with the judge's secret and n like the Python
-driver's, so every program of a problem sees the same inputs and none can guess them; they are kept per generator, so the reference and every
-candidate share one generation. Growth stops at the first run over the cap (a censored point)
-or when the budget is spent, so an exponential program stops near n = 30 while a linear one
-reaches the largest input the generator may produce.
+The program cannot forge its time: it is a process of its own, and the agent counts the CPU of
+the job's every process from the sandbox's cgroup, outside it. Nor can it know its inputs
+ahead: they come from the problem's generator, run in a separate Python sandbox job (it is
+problem-author code, trusted less than the judge), seeded with the judge's secret and n like
+the Python driver's (with n alone, a program could carry answers for inputs it guessed), so
+every program the judge times sees the same inputs and none can guess them; they are kept per
+generator, so the reference and every candidate share one generation. Growth stops at the
+first run over the cap (a censored point) or when the budget is spent, so an exponential
+program stops near n = 30 while a linear one reaches the largest input the generator may
+produce.
 """
 
 from __future__ import annotations

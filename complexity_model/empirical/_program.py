@@ -312,7 +312,7 @@ def _measure(
 ) -> None:
     cap, sizes = spec["cap_s"], spec["sizes"]
     known: float | None = None  # the last run's seconds per call: how many calls a run makes
-    given: Made | None = None
+    latest: list[Made] = []  # this size's input
     mutates = False
     started = driver.spent()
     try:
@@ -321,9 +321,10 @@ def _measure(
     except BaseException as error:
         report("error", "generator", f"generate({sizes[0]}): " + _describe(error))
         return
-    for n in _sizes(spec, lambda: given is not None and given.small):
+    for n in _sizes(spec, lambda: latest[-1].small):
         try:
             given = make(n, "input")
+            latest[:] = [given]
         except BaseException as error:
             report("error", "generator", f"generate({n}): " + _describe(error))
             return
@@ -421,7 +422,8 @@ def _seconds(run: dict[str, Any]) -> float:
         rest: float = run["rest"]
         return rest
     first: float = run["first"]
-    return max(first - run["decode"], first / 10)
+    decode: float = run["decode"]
+    return max(first - decode, first / 10)
 
 
 def _kept_state(runs: list[dict[str, Any]]) -> str:
