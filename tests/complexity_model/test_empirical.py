@@ -141,6 +141,11 @@ def test_driver_lines_need_the_nonce() -> None:
     assert parsed.points == [(1, 2e-7, False), (2, 4e-7, False), (4, 0.15, True)]
     assert parsed.digests == {1: "d1"}
     assert (parsed.error_source, parsed.error) == ("candidate", "at n = 8: ValueError: no")
+    # Only a driver that finished says so: one killed midway (by its limit, or by the solution
+    # choosing which sizes it reports) is not used.
+    assert not parsed.complete
+    assert parse_output(text + 'n0nce ["end"]\n', "n0nce").complete
+    assert not parse_output(text + 'abc ["end"]\n', "n0nce").complete
 
 
 def test_answer_digests_follow_the_checkers_tolerance() -> None:

@@ -19,6 +19,7 @@ from complexity_model.empirical import EmpiricalComplexityJudge
 from complexity_model.empirical._driver import (
     DriverSpec,
 )
+from complexity_model.empirical._program import _hidden_work, _kept_state
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from complexity_model.problem import ComplexityProblem
 from tests.complexity_model.test_empirical import _run_driver_here
@@ -243,3 +244,18 @@ def test_what_the_solution_opens_at_load_is_its_own_runs(tmp_path: Path) -> None
     )
     output = _run_driver_here(_function_spec(pipe, **once), tmp_path)
     assert not output.error and len(output.points) == 3, output
+
+
+def test_the_cold_step_is_judged_less_what_decoding_its_input_costs() -> None:
+    # The cold step holds the unpickling of the input (the candidate's process gets it only
+    # once loaded); a binary search on 2^18 numbers spends it all there.
+    honest = {"first": 0.012, "decode": 0.008, "rest": 2e-6}
+    assert _kept_state([honest, honest]) == ""
+    memo = {"first": 0.012, "decode": 0.001, "rest": 2e-6}
+    assert "keeps state between calls" in _kept_state([memo])
+
+
+def test_cpu_no_known_process_used_is_work_done_outside_the_clock() -> None:
+    run = {"first": 0.004, "rest": 1e-4, "hidden": 0.001}
+    assert _hidden_work(run, 11) == ""  # the agent's polling and such
+    assert "outside it is not measured" in _hidden_work({**run, "hidden": 0.02}, 11)

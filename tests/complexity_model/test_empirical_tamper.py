@@ -24,6 +24,7 @@ from __future__ import annotations
 import pytest
 
 from complexity_model.empirical import EmpiricalComplexityJudge
+from complexity_model.empirical._digest import digest_value
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 
 pytestmark = pytest.mark.integration
@@ -134,3 +135,34 @@ def test_the_honest_quadratic_solution_is_quadratic(judge: EmpiricalComplexityJu
     problem = problem_of(next(case for case in BENCHMARK if case.id == "count-inversions"))
     estimate = judge.estimate(_SLOW + "f = slow\n", "python", problem)
     assert estimate.predicted == "O(n^2)", estimate.evidence
+
+
+# What the solution's process can see of the driver: nothing. Its answer is what it found, and
+# the driver digests the answer, so the digest says it.
+_PROBE = (
+    "import gc, os\n"
+    "def _readable(path):\n    try:\n        with open(path, 'rb') as handle:\n"
+    "            return len(handle.read(64)) > 0\n    except OSError:\n        return False\n"
+    "try:\n    _stdin = len(os.read(0, 1 << 16))\nexcept OSError:\n    _stdin = 0\n"
+    "_parent = os.getppid()\n"
+    "with open(f'/proc/{_parent}/stat') as _stat:\n"
+    "    _grandparent = int(_stat.read().rsplit(')', 1)[1].split()[1])\n"
+    "_seen = [\n    _stdin,\n"
+    "    any(_readable(f'/proc/{p}/{what}') for p in (_parent, _grandparent)\n"
+    "        for what in ('environ', 'mem', 'fd/0', 'fd/1')),\n"
+    "    any(type(o).__name__ in ('Reporter', 'Driver') for o in gc.get_objects()),\n"
+    "    any(isinstance(o, dict) and 'nonce' in o for o in gc.get_objects()),\n"
+    "]\n"
+    "def f(xs):\n    return _seen\n"
+)
+
+
+def test_the_solutions_process_sees_neither_the_spec_nor_the_driver(
+    judge: EmpiricalComplexityJudge,
+) -> None:
+    problem = problem_of(next(case for case in BENCHMARK if case.id == "count-inversions"))
+    output, ended = judge._run_driver(_PROBE, problem, answers_only=True)
+    assert output.complete and not output.error, (output, ended)
+    assert output.digests
+    nothing = digest_value([[0, False, False, False]])
+    assert set(output.digests.values()) == {nothing}, output
