@@ -50,6 +50,7 @@ import json
 import os
 import pickle
 import random
+import secrets
 import select
 import socket
 import sys
@@ -158,28 +159,36 @@ class Driver:
         reply = self._await(channel, pid, None, deadline)
         if isinstance(reply, dict):
             return reply
-        if reply[0] == "error":
-            return {"error": str(reply[1])[:300] if len(reply) > 1 else "the run failed"}
+        if reply[0] != "ready":
+            return {"error": _failure(reply)}
         self.loaded_s = process_cpu_s(pid) or 0.0
         light = self.small if self.small is not None else warm
-        send(channel, ["warm", loops > 2], (warm if loops > 2 else light).blob)
+        token = secrets.token_hex(8)
+        send(channel, ["warm", loops > 2, token], (warm if loops > 2 else light).blob)
         reply = self._await(channel, pid, None, deadline)
         if isinstance(reply, dict):
             return reply
+        if reply != ["warmed", token]:
+            return {"error": _failure(reply)}
         own, pool = time.process_time(), cgroup_cpu_s() if self.spec["own_cgroup"] else None
         start = process_cpu_s(pid)
         if start is None:
             return {"error": ""}
-        send(channel, ["input", want_digest, loops > 1 or want_digest], given.blob)
+        token = secrets.token_hex(8)
+        send(channel, ["input", want_digest, loops > 1 or want_digest, token], given.blob)
         reply = self._await(channel, pid, start + self.limit, deadline)
         if isinstance(reply, dict):
             return {"censored": True} if reply.get("cpu") else reply
-        if reply[0] != "first" or len(reply) != 2 or not isinstance(reply[1], dict):
+        if reply[0] != "first" or len(reply) != 3 or reply[2] != token:
+            return {"error": _failure(reply)}
+        if not isinstance(reply[1], dict):
             return {"error": _failure(reply)}
         cold = process_cpu_s(pid)
         if cold is None:
             return {"error": ""}
         digest, mutates = reply[1].get("digest"), bool(reply[1].get("mutates"))
+        if want_digest and not isinstance(digest, str):
+            return {"error": "the run gave no digest of its answer"}
         outcome: dict[str, Any] = {
             "censored": False,
             "first": cold - start,
@@ -190,18 +199,20 @@ class Driver:
         }
         end = cold
         if loops > 1:
-            send(channel, ["go", loops - 1])
+            token = secrets.token_hex(8)
+            send(channel, ["go", loops - 1, token])
             reply = self._await(channel, pid, cold + self.limit, deadline)
-            if isinstance(reply, dict) and not reply.get("cpu"):
-                return reply
+            if isinstance(reply, dict):
+                # Over the cap: the run is (the cold step alone could hide the work the calls
+                # after it do once for all).
+                return {"censored": True} if reply.get("cpu") else reply
             after = process_cpu_s(pid)
             if after is None:
                 return {"error": ""}
-            if isinstance(reply, list):
-                if reply[0] != "rest":
-                    return {"error": _failure(reply)}
-                outcome["rest"] = (after - cold) / (loops - 1)
-            end = after  # over the cap, the cold call stands
+            if reply != ["rest", token]:
+                return {"error": _failure(reply)}
+            end = after
+            outcome["rest"] = (after - cold) / (loops - 1)
         outcome["hidden"] = _hidden(pool, own, end - start)
         return outcome
 
@@ -240,6 +251,8 @@ def _hidden(pool: float | None, own: float, candidate_s: float) -> float:
 
 
 def _failure(reply: list[Any]) -> str:
+    """What a frame out of turn means: a frame is an answer only to the request whose token it
+    carries, so a process cannot answer ahead and do its work outside the clock."""
     if reply and reply[0] == "error" and len(reply) > 1:
         return str(reply[1])[:300]
     return "the run answered out of turn"
@@ -417,7 +430,8 @@ def _loops(known: float | None, spec: dict[str, Any]) -> int:
 
 def _seconds(run: dict[str, Any]) -> float:
     """Seconds per call: the calls after the first, whose step holds nothing else; the cold
-    step less the driver's decoding when there were none."""
+    step less the driver's decoding when there were none (one call a run: the reference's
+    answers)."""
     if run["rest"] is not None:
         rest: float = run["rest"]
         return rest

@@ -14,6 +14,9 @@ frames it exchanges with it, and decides what they mean. This side only obeys:
 - ``go``: calls it ``loops - 1`` more times on the same input (a fresh copy each time for a
   solution that changes its arguments), and says ``rest``.
 
+Each answer carries the token of the request it answers (a frame sent ahead of its request
+could not: the driver would read the clock too early).
+
 Stdin mode runs the whole program afresh for each call, with the input on descriptor 0 (a
 sealed memfd: ``input()``, ``sys.stdin`` and ``open(0)`` all read it) and its output captured.
 Part of the timing program, sent to the sandbox as source.
@@ -209,15 +212,15 @@ def serve(channel: socket.socket, spec: dict[str, Any], code: Any) -> None:
                         runner.warm_up(warm)
                 except BaseException:
                     pass  # the warm-up is not judged: the timed calls are
-                send(channel, ["warmed"])
+                send(channel, ["warmed", header[2]])
             elif header[0] == "input":
                 given = Input(runner.mode, payload)
                 outcome = runner.first(given, bool(header[1]), bool(header[2]))
                 mutated = outcome["mutates"]
-                send(channel, ["first", outcome])
+                send(channel, ["first", outcome, header[3]])
             elif header[0] == "go" and given is not None:
                 runner.repeat(given, int(header[1]), mutated)
-                send(channel, ["rest"])
+                send(channel, ["rest", header[2]])
             else:
                 return
         except BaseException as error:
