@@ -25,7 +25,7 @@ from complexity_model.empirical._driver import (
     parse_output,
     timing_program,
 )
-from complexity_model.empirical._engine import EngineSettings, _sleeps
+from complexity_model.empirical._engine import GENERATOR_PROGRAM, EngineSettings, _sleeps
 from complexity_model.empirical._fit import fit_like_reference
 from complexity_model.empirical.judge import (
     Measurement,
@@ -528,3 +528,47 @@ def test_a_run_without_an_answer_in_its_wall_time_is_censored_not_a_failure(
     assert not output.error, output.error
     assert [n for n, *_ in output.points] == [1, 2, 4]
     assert output.points[-1][2] is True
+
+
+_ECHO_RANDOM = "import random\ndef generate(n):\n    return str(random.getrandbits(64)) + '\\n'\n"
+
+
+def _engine_inputs(seed: str) -> list[str]:
+    spec = {
+        "generator": _ECHO_RANDOM,
+        "sizes": [1, 2, 3],
+        "max_bytes": 1 << 20,
+        "budget_s": 1.0,
+        "nonce": "n0nce",
+        "seed": seed,
+    }
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", GENERATOR_PROGRAM],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return [json.loads(line.split(" ", 1)[1])[1] for line in done.stdout.splitlines()]
+
+
+def test_inputs_come_from_the_judges_secret_not_from_n(tmp_path: Path) -> None:
+    # Seeded with n alone, a program could carry the answers for the inputs it guessed.
+    one, other = EmpiricalComplexityJudge(pool=None), EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]
+    assert one.seed != other.seed and one.engine.seed == one.seed
+    compiled = _engine_inputs(one.seed)
+    assert compiled == _engine_inputs(one.seed) != _engine_inputs(other.seed)
+    guessed = []
+    for n in (1, 2, 3):
+        random.seed(n)
+        guessed.append(str(random.getrandbits(64)) + "\n")
+    assert not set(guessed) & set(compiled)
+    # The Python driver draws the same inputs from the same secret (a C++ candidate is checked
+    # against a Python reference), and the program gets them: it echoes them here.
+    echo = "import sys\nprint(sys.stdin.read().strip())\n"
+    spec = _spec(echo, _ECHO_RANDOM, sizes=[1, 2, 3], seed=one.seed)
+    output = _run_driver_here(spec, tmp_path)
+    assert output.digests == {
+        n: digest_text(text) for n, text in zip((1, 2, 3), compiled, strict=True)
+    }
