@@ -3,10 +3,14 @@
 For a problem with an ``input_generator``, sizes grow geometrically (every integer up to a
 few, then a fixed number of sizes per doubling) until a run passes the per-run cap (a
 censored point) or the budget is spent, so an exponential program stops near n = 20 and a
-logarithmic one reaches the largest size. Python runs in one sandbox process with the timing
-driver (:mod:`._driver`; function and stdin problems); other languages run stdin problems as
-ordinary tests whose CPU time the engine reports (:mod:`._engine`). The class comes from
-:func:`._fit.choose_class`.
+logarithmic one reaches the largest size. Python runs in one sandbox run of the timing driver
+(:mod:`._driver`; function and stdin problems), which never runs the solution itself: a fresh
+process per timed run does, and the driver reads its CPU clock from outside; other languages
+run stdin problems as ordinary tests whose CPU time the engine reports (:mod:`._engine`).
+Either way the generator is seeded with this judge's secret (drawn when it starts) and n: the
+same inputs for every program it times, none that a program could guess. A driver that did
+not finish (killed by its time limit, or by the solution) gives ``unknown``. The class comes
+from :func:`._fit.choose_class`.
 
 Answers are checked too: when the problem has a reference (and no custom checker, which may
 accept several answers), the reference is measured once per problem version and a candidate
