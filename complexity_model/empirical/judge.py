@@ -59,7 +59,7 @@ from complexity_model.empirical._fit import (
 from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate, normalise_class
 from complexity_model.problem import ComplexityProblem
 from judge_service.sandbox.languages import canonical_language
-from judge_service.sandbox.models import CheckerKind, Job, Limits
+from judge_service.sandbox.models import CheckerKind, Job, Limits, Verdict
 
 __all__ = ["EmpiricalComplexityJudge", "Measurement", "geometric_sizes"]
 
@@ -68,6 +68,8 @@ _FAILURES = {
     "generator": "the input generator failed",
     "state": "not timed (its calls share state)",
 }
+# A timing run that ended so, unfinished, was stopped by the solution.
+_KILLED_BY_PROGRAM = (Verdict.RE, Verdict.MLE, Verdict.OLE)
 # Answers are compared at sizes up to this (digesting a huge answer at every size would cost
 # more than timing it).
 _DIGEST_MAX_N = 1 << 13
@@ -325,7 +327,12 @@ class EmpiricalComplexityJudge:
         output = parse_output(test.stdout, spec.nonce)
         last_error = (test.stderr.strip().splitlines() or [""])[-1]
         detail = "; ".join(part for part in (test.message, last_error) if part)
-        return output, f"the run ended {test.verdict.value}" + (f": {detail}" if detail else "")
+        ended = f"the run ended {test.verdict.value}" + (f": {detail}" if detail else "")
+        if not output.complete and not output.error and test.verdict in _KILLED_BY_PROGRAM:
+            # The driver was killed, not timed out: only the solution (same uid) could, or its
+            # memory or output; whichever, its doing.
+            output.error_source, output.error = "candidate", f"the timing run was stopped: {ended}"
+        return output, ended
 
     def _run_engine(
         self, code: str, language: str, problem: ComplexityProblem, answers_only: bool

@@ -119,6 +119,13 @@ TAMPERING = {
         "        chunk = os.read(r, 64)\n        if not chunk:\n            break\n"
         "        data += chunk\n    os.close(r)\n    return int(data)\n"
     ),
+    # The measurement cut short by the program: every process of the timing run's group killed
+    # once n passes a few sizes, so that only the sizes where a square is still small count
+    # (main read the 9 sizes as O(n^2) all the same; a stopped driver is now ``unknown``).
+    "the driver killed at n = 12": (
+        "import os, signal\n" + _SLOW + "def f(xs):\n    if len(xs) >= 12:\n"
+        "        os.killpg(os.getpgid(0), signal.SIGKILL)\n    return slow(xs)\n"
+    ),
     # Answers sent ahead of the requests, by the harness's own ``send`` wrapped at load: the
     # driver would read the clock before the work (a frame answers only the request whose
     # token it carries; passes on main, which has no such harness).
