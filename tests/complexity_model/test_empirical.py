@@ -37,6 +37,7 @@ from complexity_model.empirical.judge import (
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from complexity_model.problem import ComplexityProblem
+from judge_service.sandbox.models import Job, JobResult, TestResult, Verdict
 
 CLASSES: dict[str, Callable[[float], float]] = {
     "O(1)": lambda n: 0.0,
@@ -572,3 +573,28 @@ def test_inputs_come_from_the_judges_secret_not_from_n(tmp_path: Path) -> None:
     assert output.digests == {
         n: digest_text(text) for n, text in zip((1, 2, 3), compiled, strict=True)
     }
+
+
+class _DriverKilled:
+    """A pool whose timing runs print points, then end without ``end`` (the driver killed)."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+
+    def judge(self, job: Job) -> JobResult:
+        nonce = json.loads(job.tests[0].input)["nonce"]
+        lines = [f'{nonce} ["point", {n}, {1e-6 * n}, false, null]' for n in range(1, 40)]
+        test = TestResult(verdict=self.verdict, time_ms=1.0, wall_ms=1.0, memory_kb=0)
+        test.stdout = "\n".join(lines) + "\n"
+        return JobResult(verdict=self.verdict, passed=0, total=1, tests=[test])
+
+
+@pytest.mark.parametrize(("verdict", "final"), [(Verdict.RE, True), (Verdict.TLE, False)])
+def test_points_of_a_driver_that_did_not_finish_are_not_used(verdict: Verdict, final: bool) -> None:
+    # Killed (RE): only the solution could, choosing the sizes that count. Out of time: maybe
+    # the host, and another backend may decide.
+    judge = EmpiricalComplexityJudge(_DriverKilled(verdict), compare_growth=False)
+    problem = problem_of(BENCHMARK[0]).model_copy(update={"reference": None})
+    measured = judge.measure_checked("def f(xs):\n    return 0\n", "python", problem)
+    assert measured.predicted == "unknown" and measured.final is final, measured.reason
+    assert len(measured.points) == 39
