@@ -52,7 +52,12 @@ def predict_empirical(
                     print(
                         f"{mark} {problem.id:<32} {solution['language']:<6} "
                         f"{solution['label']:<11} -> {estimate.predicted:<11} "
-                        f"{seconds[-1]:6.2f} s",
+                        f"{seconds[-1]:6.2f} s"
+                        + (
+                            f"  ({estimate.evidence.get('reason', '')})"[:200]
+                            if mark == "MISS"
+                            else ""
+                        ),
                         flush=True,
                     )
     return rows, estimates, seconds

@@ -2,8 +2,8 @@
 
 Sent as source (:func:`complexity_model.derive.generator_source` puts the inferred spec in
 front of it), so it uses the standard library only and runs wherever the timing driver runs
-the author's generators. The driver seeds ``random`` with n; a size whose input the
-reference refused is listed in ``SPEC["reseed"]`` and drawn from another seed.
+the author's generators. The driver seeds ``random`` with its secret and n; a size whose input
+the reference refused is listed in ``SPEC["reseed"]`` and drawn from another seed.
 
 A value spec is a dict with ``type``: ``int`` (``lo``..``hi``, ``hi`` widened to ``lo + (hi -
 lo) * n / per`` when ``per`` is set: values that grow with the size), ``size`` (n itself),
@@ -158,7 +158,8 @@ def _function(n: int) -> list[Any]:
 def generate(n: int) -> Any:
     salt = SPEC.get("reseed", {}).get(str(n))
     if salt is not None:
-        random.seed(n * 1_000_003 + int(salt))
+        # From the driver's seeding (the judge's secret and n), so no more guessable than it.
+        random.seed(random.getrandbits(64) * 1_000_003 + int(salt))
     if SPEC["mode"] == "function":
         return _function(n)
     out: list[str] = []

@@ -1,7 +1,8 @@
 """The host's side of the timing driver: its spec, its program's source, its output.
 
-The program (:mod:`._program`, with :mod:`._timing`, :mod:`._isolation` and :mod:`._digest`)
-runs a Python solution inside the sandbox, one sandbox run per program; this module builds what
+The program (:mod:`._program`, with :mod:`._spawner`, :mod:`._timing`, :mod:`._isolation`,
+:mod:`._wire` and :mod:`._digest`) runs a Python solution inside the sandbox, one sandbox run
+per program; this module builds what
 it reads on stdin and parses the lines it prints.
 """
 
@@ -13,7 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from complexity_model.empirical import _digest, _isolation, _program, _timing
+from complexity_model.empirical import _digest, _isolation, _program, _spawner, _timing, _wire
 
 # Emptied after every timed run (the program files too: the driver is already in memory).
 SANDBOX_SCRATCH = ("/work", "/tmp", "/dev/shm", "/dev/mqueue")
@@ -25,7 +26,7 @@ _FUTURE = "from __future__ import annotations\n"
 def timing_program() -> str:
     """The driver's source: its modules in order, each defining what the next uses (their
     ``from __future__`` import moves to the top, the only place it may be)."""
-    modules = (_digest, _isolation, _timing, _program)
+    modules = (_digest, _wire, _isolation, _timing, _spawner, _program)
     return _FUTURE + "\n".join(inspect.getsource(m).replace(_FUTURE, "") for m in modules)
 
 
@@ -51,7 +52,12 @@ class DriverSpec:
     outside one)."""
     clear_ipc: bool = False
     """Remove SysV IPC objects after every timed run (in the sandbox's own IPC namespace)."""
+    own_cgroup: bool = False
+    """The driver runs alone in its cgroup (the sandbox's): CPU there that no process it knows
+    used is work the solution handed to another process."""
     nonce: str = field(default_factory=lambda: secrets.token_hex(8))
+    seed: str = field(default_factory=lambda: secrets.token_hex(16))
+    """Seeds the generator with n: the judge's secret, which no candidate process sees."""
 
     def to_stdin(self) -> str:
         return json.dumps(self.__dict__)
@@ -66,6 +72,8 @@ class DriverOutput:
     error: str = ""
     error_source: str = ""
     notes: list[str] = field(default_factory=list)
+    complete: bool = False
+    """The driver said it was done (a driver that was killed did not)."""
 
 
 def parse_output(stdout: str, nonce: str) -> DriverOutput:
@@ -89,4 +97,6 @@ def parse_output(stdout: str, nonce: str) -> DriverOutput:
             parsed.error_source, parsed.error = str(fields[1]), str(fields[2])
         elif kind == "note" and len(fields) == 2:
             parsed.notes.append(str(fields[1]))
+        elif kind == "end":
+            parsed.complete = True
     return parsed

@@ -8,12 +8,16 @@ SysV IPC emptied, the compiled program written afresh. A program that kept an an
 for the next run on the same input (or anything else for any later run) finds nothing there.
 A job costs about 1 ms beyond its test; the compiled program is cached after the first.
 
-Inputs come first from the problem's generator, run in a Python sandbox (it is problem-author
-code, trusted less than the judge), seeded with n like the Python driver's, so every program of
-a problem sees the same inputs; they are kept per generator, so the reference and every
-candidate share one generation. Growth stops at the first run over the cap (a censored point)
-or when the budget is spent, so an exponential program stops near n = 30 while a linear one
-reaches the largest input the generator may produce.
+The program cannot forge its time: it is a process of its own, and the agent counts the CPU of
+the job's every process from the sandbox's cgroup, outside it. Nor can it know its inputs
+ahead: they come from the problem's generator, run in a separate Python sandbox job (it is
+problem-author code, trusted less than the judge), seeded with the judge's secret and n like
+the Python driver's (with n alone, a program could carry answers for inputs it guessed), so
+every program the judge times sees the same inputs and none can guess them; they are kept per
+generator, so the reference and every candidate share one generation. Growth stops at the
+first run over the cap (a censored point) or when the budget is spent, so an exponential
+program stops near n = 30 while a linear one reaches the largest input the generator may
+produce.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ namespace = {"__name__": "generator"}
 exec(compile(spec["generator"], "generator.py", "exec"), namespace)
 started, total = time.thread_time(), 0
 for n in spec["sizes"]:
-    random.seed(n)
+    random.seed(spec["seed"] + ":input:" + str(n))
     text = namespace["generate"](n)
     if isinstance(text, bytes):
         text = text.decode("utf-8")
@@ -72,6 +76,8 @@ class EngineSettings:
     generator_budget_s: float = 1.0
     max_input_bytes: int = 6 << 20
     memory_limit_mb: int = 512
+    seed: str = ""
+    """The judge's secret: with n, it seeds the generator (as the Python driver does)."""
 
 
 class InputCache:
@@ -86,7 +92,7 @@ class InputCache:
         self, pool: Sandboxes, generator: str, settings: EngineSettings
     ) -> list[tuple[int, str]] | str:
         """The inputs, or the reason the generator gave none."""
-        key = json.dumps([generator, settings.sizes, settings.max_input_bytes])
+        key = json.dumps([generator, settings.sizes, settings.max_input_bytes, settings.seed])
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
@@ -110,6 +116,7 @@ def _generate(
         "max_bytes": settings.max_input_bytes,
         "budget_s": settings.generator_budget_s,
         "nonce": nonce,
+        "seed": settings.seed,
     }
     limit_ms = int(settings.generator_budget_s * 1000) * 2 + 2000
     job = Job(
@@ -153,7 +160,7 @@ def measure_in_engine(
 ) -> DriverOutput:
     """Run ``code`` on the inputs, up to ``repeats`` runs per size, and keep the minimum CPU
     time; the answers of a size's runs must agree (compared with the reference's later)."""
-    output = DriverOutput()
+    output = DriverOutput(complete=True)  # a job per run: nothing to cut short
     spent = 0.0
     started = time.monotonic()
     runs_done = 0

@@ -2,13 +2,12 @@
 
 A solution can keep state between calls in its process (a memo dict, ``functools.lru_cache``, a
 function attribute, ``sys.modules``, builtins) or beside it (a file in /tmp or /dev/shm, SysV
-shared memory, a process left running that answers over a socket). The driver
-(:mod:`._timing`) forks a process for every timed run, so the first kind dies with it; after
-each run it calls :func:`reset`, which kills the processes the run left behind, empties the
-scratch directories and removes SysV IPC objects. The solution's module is loaded once, in the
-driver, before the forks: what loading it leaves that every fork would share (a thread, an open
-file or pipe, a shared memory mapping) is a channel between runs, which :func:`footprint`
-finds.
+shared memory, a process left running that answers over a socket). Every timed run is a process
+of its own, forked by the spawner (:mod:`._spawner`) from a process that never ran the
+solution, which loads the solution afresh: the first kind dies with it. After each run the
+spawner kills every process the run left behind (:func:`sweep`: it is their subreaper) and the
+driver calls :func:`reset`, which empties the scratch directories and removes SysV IPC objects.
+The CPU clocks the driver reads from outside the candidate are here too.
 
 Standard library only: the driver is sent to the sandbox as source, with this module's source
 ahead of its own.
@@ -20,6 +19,7 @@ import ctypes
 import os
 import shutil
 import signal
+import time
 
 _PR_SET_CHILD_SUBREAPER = 36
 _IPC_RMID = 0
@@ -106,29 +106,40 @@ def remove_sysv_ipc() -> None:
 
 
 def reset(scratch: list[str], clear_ipc: bool) -> str:
-    """Undo what a timed run left outside its process; what could not be, '' when all was."""
-    sweep()
+    """Undo what a timed run left outside its processes (the spawner killed those); what could
+    not be, '' when all was."""
     if clear_ipc:
         remove_sysv_ipc()
     left = wipe(scratch)
     return f"files it left could not be removed: {left}" if left else ""
 
 
-def footprint() -> tuple[int, int, int]:
-    """This process's threads, open descriptors and shared writable memory mappings."""
-    threads = len(os.listdir("/proc/self/task"))
-    files = len(os.listdir("/proc/self/fd"))
-    with open("/proc/self/maps") as maps:
-        # Permissions read like "rw-s": write and shared at positions 1 and 3.
-        shared = sum(1 for line in maps if line.split()[1][1::2] == "ws")
-    return threads, files, shared
+# cgroup v2, then v1: the sandbox's own cgroup (it runs in a private cgroup namespace).
+_CGROUP_CPU = ("/sys/fs/cgroup/cpu.stat", "/sys/fs/cgroup/cpuacct/cpuacct.usage")
 
 
-def kept(before: tuple[int, int, int], after: tuple[int, int, int]) -> str:
-    """What appeared between two footprints, in words; '' when nothing did."""
-    names = ("threads", "open files", "shared memory mappings")
-    return ", ".join(
-        f"{now - then} {name}"
-        for name, then, now in zip(names, before, after, strict=True)
-        if now > then
-    )
+def cgroup_cpu_s() -> float | None:
+    """CPU seconds every process of the sandbox's cgroup ever used (whoever reaped them, or
+    nobody), or ``None`` where there is no cgroup to read."""
+    for path in _CGROUP_CPU:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if path.endswith("cpu.stat"):
+            for line in data.splitlines():
+                if line.startswith(b"usage_usec "):
+                    return int(line.split()[1]) / 1e6
+            continue
+        return int(data) / 1e9
+    return None
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """CPU seconds process ``pid`` has used, all its threads (those gone too); read from
+    outside it (its CPU clock, which any process may read), ``None`` once it has ended."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)
+    except OSError:
+        return None

@@ -3,16 +3,21 @@
 For a problem with an ``input_generator``, sizes grow geometrically (every integer up to a
 few, then a fixed number of sizes per doubling) until a run passes the per-run cap (a
 censored point) or the budget is spent, so an exponential program stops near n = 20 and a
-logarithmic one reaches the largest size. Python runs in one sandbox process with the timing
-driver (:mod:`._driver`; function and stdin problems); other languages run stdin problems as
-ordinary tests whose CPU time the engine reports (:mod:`._engine`). The class comes from
-:func:`._fit.choose_class`.
+logarithmic one reaches the largest size. Python runs in one sandbox run of the timing driver
+(:mod:`._driver`; function and stdin problems), which never runs the solution itself: a fresh
+process per timed run does, and the driver reads its CPU clock from outside; other languages
+run stdin problems as ordinary tests whose CPU time the engine reports (:mod:`._engine`).
+Either way the generator is seeded with this judge's secret (drawn when it starts) and n: the
+same inputs for every program it times, none that a program could guess. A driver that did
+not finish (killed by its time limit, or by the solution) gives ``unknown``. The class comes
+from :func:`._fit.choose_class`.
 
 Answers are checked too: when the problem has a reference (and no custom checker, which may
 accept several answers), the reference is measured once per problem version and a candidate
 whose answer on a generated input differs from the reference's is ``unknown`` with that
 reason; so is one that crashes. :meth:`EmpiricalComplexityJudge.compare` returns both
-measurements (same inputs: the generator is seeded with n), which the plot draws.
+measurements (same inputs: the generator is seeded with the judge's secret and n), which the
+plot draws.
 
 The reference is also a model of growth: the candidate's times are fitted as a fixed cost plus
 a multiple of the reference's measured curve (:func:`._fit.fit_like_reference`), beside the
@@ -24,6 +29,7 @@ where the absolute fit misreads both (a hash table leaving the cache looks like 
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -53,7 +59,7 @@ from complexity_model.empirical._fit import (
 from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate, normalise_class
 from complexity_model.problem import ComplexityProblem
 from judge_service.sandbox.languages import canonical_language
-from judge_service.sandbox.models import CheckerKind, Job, Limits
+from judge_service.sandbox.models import CheckerKind, Job, Limits, Verdict
 
 __all__ = ["EmpiricalComplexityJudge", "Measurement", "geometric_sizes"]
 
@@ -62,6 +68,8 @@ _FAILURES = {
     "generator": "the input generator failed",
     "state": "not timed (its calls share state)",
 }
+# A timing run that ended so, unfinished, was stopped by the solution.
+_KILLED_BY_PROGRAM = (Verdict.RE, Verdict.MLE, Verdict.OLE)
 # Answers are compared at sizes up to this (digesting a huge answer at every size would cost
 # more than timing it).
 _DIGEST_MAX_N = 1 << 13
@@ -162,6 +170,10 @@ class EmpiricalComplexityJudge:
         self.compare_growth = compare_growth
         self.extend_to = extend_to
         self.engine = EngineSettings(sizes=geometric_sizes(engine_max_n, 2, 24))
+        # Seeds every generator with n: the same inputs for every program this judge times
+        # (the reference's answers are compared), and none a candidate could guess.
+        self.seed = secrets.token_hex(16)
+        self.engine = replace(self.engine, seed=self.seed)
         self._inputs = InputCache()
         self._references: OrderedDict[tuple[str, bool], Measurement] = OrderedDict()
         self._measuring: dict[tuple[str, bool], threading.Lock] = {}
@@ -269,6 +281,10 @@ class EmpiricalComplexityJudge:
             # A generator that fails is the problem's failure, not the program's.
             final = output.error_source != "generator"
             return measured.failed(f"{what}: {output.error}"[:300], final)
+        if not output.complete:
+            # The driver was stopped before it finished (its time limit, or a candidate that
+            # killed it): the sizes it reported may be a choice of the candidate's.
+            return measured.failed(f"the timing run did not finish; {ended}"[:300], final=False)
         if fit.predicted == UNKNOWN:
             return measured.failed(f"too few sizes measured ({len(points)}); {ended}"[:300])
         return measured
@@ -292,6 +308,8 @@ class EmpiricalComplexityJudge:
             extend_to=0 if answers_only else self.extend_to,
             scratch=list(SANDBOX_SCRATCH),
             clear_ipc=True,
+            own_cgroup=True,
+            seed=self.seed,
         )
         # The limit leaves room for the run that ends the growth and for generating inputs.
         limit_ms = int((self.budget_s + 4 * self.cap_s) * 1000) + 1000
@@ -309,7 +327,12 @@ class EmpiricalComplexityJudge:
         output = parse_output(test.stdout, spec.nonce)
         last_error = (test.stderr.strip().splitlines() or [""])[-1]
         detail = "; ".join(part for part in (test.message, last_error) if part)
-        return output, f"the run ended {test.verdict.value}" + (f": {detail}" if detail else "")
+        ended = f"the run ended {test.verdict.value}" + (f": {detail}" if detail else "")
+        if not output.complete and not output.error and test.verdict in _KILLED_BY_PROGRAM:
+            # The driver was killed, not timed out: only the solution (same uid) could, or its
+            # memory or output; whichever, its doing.
+            output.error_source, output.error = "candidate", f"the timing run was stopped: {ended}"
+        return output, ended
 
     def _run_engine(
         self, code: str, language: str, problem: ComplexityProblem, answers_only: bool

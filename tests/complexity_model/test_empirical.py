@@ -25,7 +25,7 @@ from complexity_model.empirical._driver import (
     parse_output,
     timing_program,
 )
-from complexity_model.empirical._engine import EngineSettings, _sleeps
+from complexity_model.empirical._engine import GENERATOR_PROGRAM, EngineSettings, _sleeps
 from complexity_model.empirical._fit import fit_like_reference
 from complexity_model.empirical.judge import (
     Measurement,
@@ -37,6 +37,7 @@ from complexity_model.empirical.judge import (
 from complexity_model.empirical.plot import plot_measurements
 from complexity_model.empirical.problems import BENCHMARK, problem_of
 from complexity_model.problem import ComplexityProblem
+from judge_service.sandbox.models import Job, JobResult, TestResult, Verdict
 
 CLASSES: dict[str, Callable[[float], float]] = {
     "O(1)": lambda n: 0.0,
@@ -141,6 +142,11 @@ def test_driver_lines_need_the_nonce() -> None:
     assert parsed.points == [(1, 2e-7, False), (2, 4e-7, False), (4, 0.15, True)]
     assert parsed.digests == {1: "d1"}
     assert (parsed.error_source, parsed.error) == ("candidate", "at n = 8: ValueError: no")
+    # Only a driver that finished says so: one killed midway (by its limit, or by the solution
+    # choosing which sizes it reports) is not used.
+    assert not parsed.complete
+    assert parse_output(text + 'n0nce ["end"]\n', "n0nce").complete
+    assert not parse_output(text + 'abc ["end"]\n', "n0nce").complete
 
 
 def test_answer_digests_follow_the_checkers_tolerance() -> None:
@@ -523,3 +529,72 @@ def test_a_run_without_an_answer_in_its_wall_time_is_censored_not_a_failure(
     assert not output.error, output.error
     assert [n for n, *_ in output.points] == [1, 2, 4]
     assert output.points[-1][2] is True
+
+
+_ECHO_RANDOM = "import random\ndef generate(n):\n    return str(random.getrandbits(64)) + '\\n'\n"
+
+
+def _engine_inputs(seed: str) -> list[str]:
+    spec = {
+        "generator": _ECHO_RANDOM,
+        "sizes": [1, 2, 3],
+        "max_bytes": 1 << 20,
+        "budget_s": 1.0,
+        "nonce": "n0nce",
+        "seed": seed,
+    }
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", GENERATOR_PROGRAM],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return [json.loads(line.split(" ", 1)[1])[1] for line in done.stdout.splitlines()]
+
+
+def test_inputs_come_from_the_judges_secret_not_from_n(tmp_path: Path) -> None:
+    # Seeded with n alone, a program could carry the answers for the inputs it guessed.
+    one, other = EmpiricalComplexityJudge(pool=None), EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]
+    assert one.seed != other.seed and one.engine.seed == one.seed
+    compiled = _engine_inputs(one.seed)
+    assert compiled == _engine_inputs(one.seed) != _engine_inputs(other.seed)
+    guessed = []
+    for n in (1, 2, 3):
+        random.seed(n)
+        guessed.append(str(random.getrandbits(64)) + "\n")
+    assert not set(guessed) & set(compiled)
+    # The Python driver draws the same inputs from the same secret (a C++ candidate is checked
+    # against a Python reference), and the program gets them: it echoes them here.
+    echo = "import sys\nprint(sys.stdin.read().strip())\n"
+    spec = _spec(echo, _ECHO_RANDOM, sizes=[1, 2, 3], seed=one.seed)
+    output = _run_driver_here(spec, tmp_path)
+    assert output.digests == {
+        n: digest_text(text) for n, text in zip((1, 2, 3), compiled, strict=True)
+    }
+
+
+class _DriverKilled:
+    """A pool whose timing runs print points, then end without ``end`` (the driver killed)."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
+
+    def judge(self, job: Job) -> JobResult:
+        nonce = json.loads(job.tests[0].input)["nonce"]
+        lines = [f'{nonce} ["point", {n}, {1e-6 * n}, false, null]' for n in range(1, 40)]
+        test = TestResult(verdict=self.verdict, time_ms=1.0, wall_ms=1.0, memory_kb=0)
+        test.stdout = "\n".join(lines) + "\n"
+        return JobResult(verdict=self.verdict, passed=0, total=1, tests=[test])
+
+
+@pytest.mark.parametrize(("verdict", "final"), [(Verdict.RE, True), (Verdict.TLE, False)])
+def test_points_of_a_driver_that_did_not_finish_are_not_used(verdict: Verdict, final: bool) -> None:
+    # Killed (RE): only the solution could, choosing the sizes that count. Out of time: maybe
+    # the host, and another backend may decide.
+    judge = EmpiricalComplexityJudge(_DriverKilled(verdict), compare_growth=False)
+    problem = problem_of(BENCHMARK[0]).model_copy(update={"reference": None})
+    measured = judge.measure_checked("def f(xs):\n    return 0\n", "python", problem)
+    assert measured.predicted == "unknown" and measured.final is final, measured.reason
+    assert len(measured.points) == 39
