@@ -252,3 +252,42 @@ def test_a_planned_program_cannot_see_later_calls_before_answering(
 ) -> None:
     result = _run(judge, textwrap.dedent(attack), CHAIN_CHECK, "python")
     assert result.verdict is not Verdict.AC, _messages(result)
+
+
+# ---- planned calls with no chain: the program appends its answers to the result itself --------
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # Say "done" without answering, then leave.
+        """
+        import os
+        def f(x):
+            os.write(3, b'["done"]\\n')
+            os._exit(0)
+        """,
+        # Erase what the zygote wrote before the answers (the completion token).
+        """
+        import os
+        def f(x):
+            os.ftruncate(3, 0)
+            return 0
+        """,
+        # Keep the token, replace everything after it with what a passing runner would write.
+        """
+        import os
+        def f(x):
+            token = os.pread(3, 33, 0)
+            os.ftruncate(3, 0)
+            os.pwrite(3, token + b'{"status": "ok"}', 0)
+            os._exit(0)
+        """,
+    ],
+    ids=["done-early", "token-erased", "runner-result-forged"],
+)
+def test_a_planned_program_that_holds_the_result_cannot_write_a_pass(attack: str, judge) -> None:
+    """PY_CHECK's calls hold no expected value, so the program gets the result descriptor
+    (see zygote._start_direct_calls): whatever it writes there, it never saw the answers."""
+    result = _run(judge, textwrap.dedent(attack), PY_CHECK, "python")
+    assert result.verdict is not Verdict.AC, _messages(result)
+    honest = _run(judge, "def f(x):\n    return {3: 1234567, 5: 7654321}[x]\n", PY_CHECK, "python")
+    assert honest.verdict is Verdict.AC, _messages(honest)
