@@ -67,11 +67,7 @@ def main() -> None:
                 os.close(fd)
             control.send(json.dumps({"op": "pong", "nonce": request["nonce"]}).encode())
             continue
-        feeder = None
-        if request["mode"] == "calls":
-            feeder = CallFeeder(request, fds) if any(request["release_after"]) else None
-            if feeder is None:
-                _start_direct_calls(request, fds)
+        feeder = CallFeeder(request, fds) if request["mode"] == "calls" else None
         pid = os.fork()
         if pid == 0:
             control.close()
@@ -99,8 +95,7 @@ class CallFeeder:
     plan) goes to the program only once the zygote has copied the answers up to that call into
     the result, where they can no longer be changed: as with the runner, a program never sees
     an answer in a later call's arguments before it has committed to its own. The zygote holds
-    the result descriptor; the program only has the two pipes. Only plans with such a call take
-    this relay (see ``_start_direct_calls`` for the others).
+    the result descriptor; the program only has the two pipes.
     """
 
     def __init__(self, request: dict[str, Any], fds: list[int]) -> None:
@@ -175,16 +170,6 @@ class CallFeeder:
         if last:
             os.close(self.calls_out)  # no more calls: the program says it is done
             self.calls_out = -1
-
-
-def _start_direct_calls(request: dict[str, Any], fds: list[int]) -> None:
-    """A planned test none of whose calls holds an expected value (every ``release_after`` is
-    0): the program gets its calls (the tests descriptor) and the result descriptor itself,
-    after the completion token, and appends its answers there. No relay is needed: what the
-    program could change in the result is only what it wrote itself, and no argument it reads
-    tells it anything about an expected value (those stay in the agent)."""
-    named = dict(zip(CHILD_FDS, fds, strict=False))
-    os.write(named["result"], request["token"].encode() + b"\n")
 
 
 def _harden() -> None:
@@ -386,11 +371,10 @@ def _run_function(request: dict[str, Any], source: bytes, tests: bytes, write_re
 
 def _run_calls(request: dict[str, Any], source: bytes) -> NoReturn:
     """Assert-mode tests planned as calls (see ``_assert_plan``): run the program, then make
-    each call read from fd 4 (one per line) and answer it with a line on fd 3, so that the
-    agent reads every value the program gave before whatever stopped it. fd 3 is the result
-    itself when no call's arguments hold an expected value; otherwise both are pipes to the
-    zygote, which appends the answers to the result and hands each call over only once the
-    answers it could reveal are there. The expected values stay in the agent."""
+    each call the zygote hands over (fd 4, one per line) and answer it with a line (fd 3),
+    which the zygote appends to the result, so that the agent reads every value the program
+    gave before whatever stopped it. The expected values stay in the agent; this process only
+    ever sees the arguments, each after it has answered the call before."""
     raw_write, raw_exit = os.write, os._exit
     code = _compile_or_none(source, request["argv0"])
     if code is None:
