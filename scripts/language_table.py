@@ -50,6 +50,8 @@ def render() -> str:
     ]
     for spec in LANGUAGES.values():
         modes = ", ".join(sorted(mode.value for mode in spec.modes))
+        if spec.suite_failure_exit is not None:
+            modes = f"test suite (exit 0 AC, {spec.suite_failure_exit} WA)"
         rows.append(
             f"| {spec.display_title} | {_names(spec)} | {_fusion(spec)} | {spec.version} "
             f"| {_command(spec.compile_argv, spec)} | {_command(spec.run_argv, spec)} | {modes} |"

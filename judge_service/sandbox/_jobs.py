@@ -91,6 +91,8 @@ def agent_header(
         "checker": _checker(job),
         "blob_files": [],
     }
+    if spec.suite_failure_exit is not None:
+        header["suite_failure_exit"] = spec.suite_failure_exit
     if spec.compiled and cached is None:
         header["compile"] = compile_spec(job, spec, settings)
         header["return_artifacts"] = bool(spec.artifacts)

@@ -186,6 +186,21 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         mle_markers=("OutOfMemoryError",),
     ),
     LanguageSpec(
+        name="d_ut",
+        title="D unittest suite",
+        version="GDC 14",
+        sandbox_fusion="D_ut",
+        image="d",
+        source_name="main.d",
+        # The program's unittest blocks run before its main (MultiPL-E's D tests have an empty
+        # one); druntime exits 1 when one failed.
+        compile_argv=("/usr/bin/gdc", "-O2", "-funittest", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("OutOfMemoryError",),
+        suite_failure_exit=1,
+    ),
+    LanguageSpec(
         name="haskell",
         title="Haskell",
         version="GHC 9.6",

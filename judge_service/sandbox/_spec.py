@@ -52,6 +52,10 @@ class LanguageSpec:
     # The file the harness loads in assert and function modes (default: the source file); a
     # transpiled language's harness loads what its compiler wrote.
     harness_program: str = ""
+    # A test-framework language (go_test, rust_test, pytest, gtest, D_ut): the program is a test
+    # suite whose exit status is its verdict, 0 AC and this code (the framework's "some tests
+    # failed") WA; what it prints is its report, never compared with an expected output.
+    suite_failure_exit: int | None = None
 
     @property
     def image_name(self) -> str:

@@ -116,6 +116,8 @@ class JobFrame(TypedDict):
     # Absent when nothing is compiled (an interpreted language, or a cached build in the blob).
     compile: NotRequired[CompileSpec]
     return_artifacts: NotRequired[bool]
+    # A test suite's "tests failed" exit status (see LanguageSpec.suite_failure_exit).
+    suite_failure_exit: NotRequired[int]
 
 
 HostFrame = InitFrame | PingFrame | JobFrame
