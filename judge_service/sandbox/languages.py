@@ -84,7 +84,7 @@ def _rust(
     """rustc at one edition, with rand 0.8, regex 1 and md5 0.7. ``test_suite``: the program's
     ``#[test]`` functions are the suite (``rustc --test``, as ``cargo test``), with rand under
     rand 0.4's calling convention, which HumanEval-X's Rust tests were written for."""
-    rand = f"{_RUST_CRATES}/rand04/librand.rlib" if test_suite else f"{_RUST_CRATES}/rand.rlib"
+    rand = f"{_RUST_CRATES}/rand04/librand.rlib" if test_suite else f"{_RUST_CRATES}/librand.rlib"
     return LanguageSpec(
         name=name,
         title="Rust test suite (#[test], rand 0.4 API)" if test_suite else "Rust",
@@ -104,9 +104,9 @@ def _rust(
             "--extern",
             f"rand={rand}",
             "--extern",
-            f"regex={_RUST_CRATES}/regex.rlib",
+            f"regex={_RUST_CRATES}/libregex.rlib",
             "--extern",
-            f"md5={_RUST_CRATES}/md5.rlib",
+            f"md5={_RUST_CRATES}/libmd5.rlib",
             "-o",
             "main",
             "{source}",
@@ -172,7 +172,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             name="pytest",
             sandbox_fusion="pytest",
             title="pytest suite",
-            version="pytest 8 on Python 3.13",
+            version="pytest 8.3 on Python 3.13",
             image="python",
             source_name="main_test.py",
             # No cache directory; the environment keeps pytest's rewritten asserts unwritten.
