@@ -38,7 +38,7 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
     if job.mode not in spec.modes:
         supported = sorted(name for name, s in LANGUAGES.items() if job.mode in s.modes)
         raise InvalidJobError(f"{job.mode.value} mode is supported for {', '.join(supported)}")
-    _validate_tests(job)
+    _validate_tests(job, spec)
     _validate_limits(job, spec, settings)
     if job.prompt is not None:
         if len(job.prompt.encode()) > settings.max_source_bytes:
@@ -53,12 +53,14 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
     return spec
 
 
-def _validate_tests(job: Job) -> None:
+def _validate_tests(job: Job, spec: LanguageSpec) -> None:
     if job.mode is not TestMode.STDIN and not job.entry_point:
         raise InvalidJobError(f"{job.mode.value} mode needs an entry_point")
+    # A test suite's verdict is its exit status: it has no expected output to compare.
+    needs_output = job.mode is TestMode.STDIN and spec.suite_failure_exit is None
     for index, test in enumerate(job.tests):
         where = f"test {index}"
-        if job.mode is TestMode.STDIN and test.output is None:
+        if needs_output and test.output is None:
             raise InvalidJobError(f"{where} has no expected 'output'")
         if job.mode is TestMode.FUNCTION and (test.args is None or not test.has_expected()):
             raise InvalidJobError(f"{where} needs 'args' and 'expected' in function mode")

@@ -251,3 +251,10 @@ def test_a_bad_job_runs_nothing(pool) -> None:
     assert pool.stats.sandboxes_started == before_started
     assert pool.judge(_job()).verdict == "AC"  # the pool still works afterwards
     assert pool.stats.jobs == before_jobs + 1
+
+
+@pytest.mark.parametrize("language", ["go_test", "rust_test", "pytest", "gtest", "d_ut"])
+def test_a_test_suite_needs_no_expected_output(language: str) -> None:
+    """A suite's verdict is its exit status; a plain program's test still needs its output."""
+    assert validate_job(_job(language=language, tests=[{"input": ""}]), SETTINGS).name == language
+    assert "has no expected 'output'" in _rejected(_job(language="go", tests=[{"input": ""}]))
