@@ -62,9 +62,11 @@ def agent_header(
     memory_mb = limits.memory_limit_mb
     source_name = spec.source_file(job.code)
     files = [Artifact(name, 0o644, content) for name, content in job.files.items()]
+    # An appended assert test is a whole program (_appended): run as a test suite is.
+    appended = job.mode is TestMode.ASSERT and spec.appends_asserts
     header: wire.JobFrame = {
         "op": "job",
-        "mode": job.mode.value,
+        "mode": "stdin" if appended else job.mode.value,
         "entry_point": job.entry_point,
         "stop_on_first_failure": job.stop_on_first_failure,
         "source": job.code,
@@ -86,13 +88,14 @@ def agent_header(
             "stack_bytes": stack_limit_bytes(memory_mb, spec.stack_limit_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
-        "tests": _tests(job, spec),
+        "tests": [{"input": ""} for _ in job.tests] if appended else _tests(job, spec),
         "budget_ms": job_budget_ms(job, settings),
         "checker": _checker(job),
         "blob_files": [],
     }
-    if spec.suite_failure_exit is not None:
-        header["suite_failure_exit"] = spec.suite_failure_exit
+    failure_exit = spec.assert_failure_exit if appended else spec.suite_failure_exit
+    if failure_exit is not None:
+        header["suite_failure_exit"] = failure_exit
     if spec.compiled and cached is None:
         header["compile"] = compile_spec(job, spec, settings)
         header["return_artifacts"] = bool(spec.artifacts)

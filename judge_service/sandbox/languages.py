@@ -4,6 +4,8 @@ names, compile and run commands. The first seven are here; the rest in ``_more_l
 
 from __future__ import annotations
 
+import signal
+
 from judge_service.sandbox._more_languages import MORE_LANGUAGES
 from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
@@ -66,6 +68,8 @@ def _cpp(
         mle_markers=("std::bad_alloc",),
         # RUN_ALL_TESTS's status when a test failed.
         suite_failure_exit=1 if test_suite else None,
+        # MultiPL-E's C++ tests assert(): a failed one aborts.
+        assert_failure_exit=None if test_suite else -signal.SIGABRT,
     )
 
 
@@ -116,6 +120,8 @@ def _rust(
         run_argv=("/work/main", "--test-threads=1") if test_suite else ("/work/main",),
         # libtest's exit status when a test failed (a failed assert_eq! is a panic it catches).
         suite_failure_exit=101 if test_suite else None,
+        # MultiPL-E's Rust tests assert! in main: a panic exits 101.
+        assert_failure_exit=None if test_suite else 101,
     )
 
 
@@ -210,6 +216,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             ),
             artifacts=("main",),
             run_argv=("/work/main",),
+            assert_failure_exit=-signal.SIGABRT,
         ),
         LanguageSpec(
             name="java",
@@ -243,6 +250,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             ),
             rss_allowance_mb=96,
             mle_markers=("java.lang.OutOfMemoryError",),
+            # An uncaught AssertionError (or any uncaught exception) exits 1.
+            assert_failure_exit=1,
         ),
         LanguageSpec(
             name="javascript",

@@ -54,7 +54,9 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
 
 
 def _validate_tests(job: Job, spec: LanguageSpec) -> None:
-    if job.mode is not TestMode.STDIN and not job.entry_point:
+    # An appended test names the function itself (MultiPL-E's tests do).
+    appended = job.mode is TestMode.ASSERT and spec.appends_asserts
+    if job.mode is not TestMode.STDIN and not appended and not job.entry_point:
         raise InvalidJobError(f"{job.mode.value} mode needs an entry_point")
     # A test suite's verdict is its exit status: it has no expected output to compare.
     needs_output = job.mode is TestMode.STDIN and spec.suite_failure_exit is None

@@ -116,12 +116,22 @@ def test_missing_entry_point(mode: str, entry_point: str | None) -> None:
 
 
 @pytest.mark.parametrize("language", ["cpp", "c", "java", "go", "rust"])
-@pytest.mark.parametrize("mode", ["function", "assert"])
-def test_mode_not_supported_by_the_language(language: str, mode: str) -> None:
-    test = {"args": [], "expected": 1} if mode == "function" else {"code": "x"}
-    job = _job(language=language, code="int main() {}", mode=mode, entry_point="f", tests=[test])
+def test_function_mode_not_supported_by_the_language(language: str) -> None:
+    test = {"args": [], "expected": 1}
+    job = _job(
+        language=language, code="int main() {}", mode="function", entry_point="f", tests=[test]
+    )
     message = _rejected(job)
-    assert message == f"{mode} mode is supported for javascript, python, typescript"
+    assert message == "function mode is supported for javascript, python, typescript"
+
+
+@pytest.mark.parametrize("language", ["go", "swift", "csharp", "go_test", "pytest"])
+def test_assert_mode_not_supported_by_the_language(language: str) -> None:
+    """Assert mode: the harness languages and those that append the test (MultiPL-E's way)."""
+    job = _job(language=language, code="x", mode="assert", entry_point="f", tests=[{"code": "x"}])
+    message = _rejected(job)
+    assert message.startswith("assert mode is supported for c, cpp, ")
+    assert "rust" in message and "python" in message and language + "," not in message
 
 
 def test_time_limit_over_the_maximum() -> None:

@@ -867,15 +867,16 @@ def _planned_verdict(outcome: dict[str, Any] | str, watch: ProcessWatch) -> wire
 
 
 def _suite_verdict(watch: ProcessWatch, failure_exit: int, out: bytes) -> wire.Outcome:
-    """A test suite's run: exit 0 is AC, the framework's "tests failed" status WA (with the
-    report's last line), anything else (a crash, a signal, a framework error) RE."""
+    """A test suite's run (or an appended assert test's): exit 0 is AC, the "tests failed"
+    status WA (with the report's last line; a negative status is a signal's number), anything
+    else (a crash, another signal, a framework error) RE."""
     code = procfs.exit_code(watch.status)
+    signal_number = procfs.signal_of(watch.status)
     if watch.status == 0:
         return {"verdict": "AC", "message": ""}
-    if code == failure_exit:
+    if code == failure_exit or (failure_exit < 0 and signal_number == -failure_exit):
         lines = _display(out[-400:]).strip().splitlines()
         return {"verdict": "WA", "message": "tests failed" + (f": {lines[-1]}" if lines else "")}
-    signal_number = procfs.signal_of(watch.status)
     how = f"signal {signal_number}" if signal_number else f"exit code {code}"
     return {"verdict": "RE", "message": f"runtime error ({how})"}
 
