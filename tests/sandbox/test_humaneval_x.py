@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -54,15 +53,30 @@ def _program(row: dict[str, Any]) -> str:
     return row["prompt"] + row["canonical_solution"] + "\n" + row["test"] + "\n"
 
 
+# The standard packages HumanEval-X's harness imports when the code uses them.
+GO_PACKAGES = (
+    "math",
+    "strings",
+    "fmt",
+    "strconv",
+    "time",
+    "bytes",
+    "regexp",
+    "sort",
+    "math/rand",
+    "crypto/md5",
+)
+
+
 def _go_program(row: dict[str, Any]) -> str:
     """As HumanEval-X's harness builds it: its test file's header (package, testing, testify),
-    then the prompt's imports that the code uses (Go refuses an unused import), the prompt
-    without them, the solution and the test."""
+    then the standard packages the code uses that the header lacks (Go refuses an unused
+    import), the prompt without its own imports, the solution and the test."""
     code = row["prompt"].replace(row["import"], "") + row["canonical_solution"]
     header = row["test_setup"]
     used = [
         package
-        for package in re.findall(r'"([^"]+)"', row["import"])
+        for package in GO_PACKAGES
         if f'"{package}"' not in header and package.rsplit("/", 1)[-1] + "." in code
     ]
     imports = "import (\n" + "".join(f'    "{package}"\n' for package in used) + ")\n"
@@ -143,7 +157,7 @@ def test_a_broken_solution_of_the_library_tasks_is_not_accepted(
     wrong = {
         "cpp": "    return {};\n}\n",
         "javascript": "  return 'x'\n}\n",
-        "go_test": '    return "x"\n}\n',
+        "go_test": '    _ = md5.Sum\n    return "x"\n}\n',
         "rust_test": "    return 0;\n}\n" if task == "Rust/91" else '    "x".to_string()\n}\n',
     }[language]
     broken = {**row, "canonical_solution": wrong}
