@@ -70,14 +70,16 @@ GO_PACKAGES = (
 
 def _go_program(row: dict[str, Any]) -> str:
     """As HumanEval-X's harness builds it: its test file's header (package, testing, testify),
-    then the standard packages the code uses that the header lacks (Go refuses an unused
-    import), the prompt without its own imports, the solution and the test."""
+    then the standard packages the solution uses that the header lacks (Go refuses an unused
+    import; the prompt's comments name some without using them), the prompt without its own
+    imports, the solution and the test."""
     code = row["prompt"].replace(row["import"], "") + row["canonical_solution"]
     header = row["test_setup"]
     used = [
         package
         for package in GO_PACKAGES
-        if f'"{package}"' not in header and package.rsplit("/", 1)[-1] + "." in code
+        if f'"{package}"' not in header
+        and package.rsplit("/", 1)[-1] + "." in row["canonical_solution"]
     ]
     imports = "import (\n" + "".join(f'    "{package}"\n' for package in used) + ")\n"
     return header + "\n" + (imports if used else "") + code + "\n" + row["test"] + "\n"
