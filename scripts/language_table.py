@@ -50,6 +50,12 @@ def render() -> str:
     ]
     for spec in LANGUAGES.values():
         modes = ", ".join(sorted(mode.value for mode in spec.modes))
+        if spec.suite_failure_exit is not None:
+            modes = f"test suite (exit 0 AC, {spec.suite_failure_exit} WA)"
+        elif spec.assert_failure_exit is not None:
+            failed = spec.assert_failure_exit
+            status = f"signal {-failed}" if failed < 0 else f"exit {failed}"
+            modes = f"assert (appended: exit 0 AC, {status} WA), stdin"
         rows.append(
             f"| {spec.display_title} | {_names(spec)} | {_fusion(spec)} | {spec.version} "
             f"| {_command(spec.compile_argv, spec)} | {_command(spec.run_argv, spec)} | {modes} |"

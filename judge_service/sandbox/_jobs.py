@@ -63,13 +63,17 @@ def agent_header(
     """The job's frame, its blob (the files), and the test data its tests name by key: the
     pool adds to the frame what the sandbox it runs on does not hold (:func:`with_test_data`)."""
     limits = job.limits
-    tests, data = _tests(job, spec)
+    # An appended assert test is a whole program (_appended): run as a test suite is.
+    appended = job.mode is TestMode.ASSERT and spec.appends_asserts
+    tests: list[wire.TestSpec]
+    data: dict[str, Content]
+    tests, data = ([{"input": ""} for _ in job.tests], {}) if appended else _tests(job, spec)
     memory_mb = limits.memory_limit_mb
     source_name = spec.source_file(job.code)
     files = [Artifact(name, 0o644, content) for name, content in job.files.items()]
     header: wire.JobFrame = {
         "op": "job",
-        "mode": job.mode.value,
+        "mode": "stdin" if appended else job.mode.value,
         "entry_point": job.entry_point,
         "stop_on_first_failure": job.stop_on_first_failure,
         "source": job.code,
@@ -96,6 +100,9 @@ def agent_header(
         "checker": _checker(job),
         "blob_files": [],
     }
+    failure_exit = spec.assert_failure_exit if appended else spec.suite_failure_exit
+    if failure_exit is not None:
+        header["suite_failure_exit"] = failure_exit
     if spec.compiled and cached is None:
         header["compile"] = compile_spec(job, spec, settings)
         header["return_artifacts"] = bool(spec.artifacts)

@@ -66,6 +66,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
             "display_errors=stderr",
             "main.php",
         ),
+        # A failed assert() throws AssertionError; PHP exits 255 on any uncaught error.
+        assert_failure_exit=255,
     ),
     LanguageSpec(
         name="ruby",
@@ -81,6 +83,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         # stack, which the environment sizes instead.
         stack_limit_mb=16,
         env={"RUBY_THREAD_VM_STACK_SIZE": str(64 << 20)},
+        # An uncaught exception (a failed check's raise) exits 1.
+        assert_failure_exit=1,
     ),
     LanguageSpec(
         name="lua",
@@ -90,6 +94,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         source_name="main.lua",
         run_argv=("/usr/bin/lua5.4", "main.lua"),
         mle_markers=("not enough memory",),
+        # A failed assert() is an error: lua exits 1.
+        assert_failure_exit=1,
     ),
     LanguageSpec(
         name="perl",
@@ -131,6 +137,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         # R's base packages: an idle program's peak RSS is about 100 MB here.
         rss_allowance_mb=96,
         mle_markers=("cannot allocate vector",),
+        # stopifnot() or stop(): Rscript exits 1.
+        assert_failure_exit=1,
     ),
     LanguageSpec(
         name="swift",
@@ -173,6 +181,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         ),
         rss_allowance_mb=96,
         mle_markers=("java.lang.OutOfMemoryError",),
+        # Scala's assert() throws AssertionError: the JVM exits 1.
+        assert_failure_exit=1,
     ),
     LanguageSpec(
         name="d",
@@ -184,6 +194,21 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("OutOfMemoryError",),
+    ),
+    LanguageSpec(
+        name="d_ut",
+        title="D unittest suite",
+        version="GDC 14",
+        sandbox_fusion="D_ut",
+        image="d",
+        source_name="main.d",
+        # The program's unittest blocks run before its main (MultiPL-E's D tests have an empty
+        # one); druntime exits 1 when one failed.
+        compile_argv=("/usr/bin/gdc", "-O2", "-funittest", "-o", "main", "{source}"),
+        artifacts=("main",),
+        run_argv=("/work/main",),
+        mle_markers=("OutOfMemoryError",),
+        suite_failure_exit=1,
     ),
     LanguageSpec(
         name="haskell",
@@ -206,6 +231,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("Out of memory",),
+        # An uncaught Assert_failure exits 2.
+        assert_failure_exit=2,
     ),
     LanguageSpec(
         name="pascal",

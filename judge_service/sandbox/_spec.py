@@ -52,6 +52,22 @@ class LanguageSpec:
     # The file the harness loads in assert and function modes (default: the source file); a
     # transpiled language's harness loads what its compiler wrote.
     harness_program: str = ""
+    # A test-framework language (go_test, rust_test, pytest, gtest, D_ut): the program is a test
+    # suite whose exit status is its verdict, 0 AC and this code (the framework's "some tests
+    # failed") WA; what it prints is its report, never compared with an expected output.
+    suite_failure_exit: int | None = None
+    # MultiPL-E style assert mode for a language without an assert harness: a test's code is
+    # appended to the program and the whole runs (see _appended); exit 0 is AC and this status,
+    # a failed assertion's (an exit code, or minus the signal that ends the program), is WA.
+    assert_failure_exit: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.assert_failure_exit is not None:
+            object.__setattr__(self, "modes", self.modes | {TestMode.ASSERT})
+
+    @property
+    def appends_asserts(self) -> bool:
+        return self.assert_failure_exit is not None
 
     @property
     def image_name(self) -> str:

@@ -47,6 +47,14 @@ class SandboxConfig(BaseSettings):
         "to a sandbox once (0: every job carries its tests). Part of the sandbox's memory cap, "
         "and held by every warm sandbox: at most sandboxes_per_language times this per language.",
     )
+    appended_asserts: bool = Field(
+        False,
+        description="Accept MultiPL-E style assert mode for the languages without an assert "
+        "harness (C, C++, Java, Rust, PHP, Ruby, Lua, R, Scala, OCaml): a test's code is "
+        "appended to the program and runs in its process, so a program can exit early or "
+        "redefine assert and pass. Off: such jobs are refused. Turn on only for data no "
+        "policy is optimised against (evaluating, filtering), never for an RL reward.",
+    )
     sandbox_user: str = Field("65534:65534", description="Non-root uid:gid sandboxes run as.")
     sandbox_start_timeout_s: float = Field(60.0, gt=0, description="Container start deadline.")
     image_prefix: str = Field("judge-sandbox-", description="Sandbox images are PREFIX<language>.")

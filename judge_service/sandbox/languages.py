@@ -4,6 +4,8 @@ names, compile and run commands. The first seven are here; the rest in ``_more_l
 
 from __future__ import annotations
 
+import signal
+
 from judge_service.sandbox._more_languages import MORE_LANGUAGES
 from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
@@ -33,13 +35,16 @@ def _cpp(
     version: str,
     aliases: frozenset[str] = frozenset(),
     sandbox_fusion: str | None = None,
+    test_suite: bool = False,
 ) -> LanguageSpec:
     """g++ at one standard: cpp (the default, whose options built the image's precompiled
     ``bits/stdc++.h``) and its variants, all from the cpp image. libcrypto (OpenSSL's MD5,
-    SHA) is linked only when the program uses it (``--as-needed``)."""
+    SHA) is linked only when the program uses it (``--as-needed``). ``test_suite``: a GoogleTest
+    suite, with gtest_main's main() unless the program has its own."""
+    gtest = ("-lgtest_main", "-lgtest") if test_suite else ()
     return LanguageSpec(
         name=name,
-        title="C++",
+        title="C++ GoogleTest suite" if test_suite else "C++",
         version=version,
         image="cpp",
         aliases=aliases,
@@ -53,6 +58,7 @@ def _cpp(
             "-o",
             "main",
             "{source}",
+            *gtest,
             "-Wl,--as-needed",
             "-lcrypto",
             "-lm",
@@ -60,7 +66,16 @@ def _cpp(
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("std::bad_alloc",),
+        # RUN_ALL_TESTS's status when a test failed.
+        suite_failure_exit=1 if test_suite else None,
+        # MultiPL-E's C++ tests assert(): a failed one aborts.
+        assert_failure_exit=None if test_suite else -signal.SIGABRT,
     )
+
+
+# The crates the rust image compiled once (sandbox_images/rust/Dockerfile): a program links the
+# ones it uses (rustc loads an --extern crate only when the program names it).
+_RUST_CRATES = "/opt/judge/rust-crates"
 
 
 def _rust(
@@ -68,18 +83,71 @@ def _rust(
     edition: str,
     aliases: frozenset[str] = frozenset(),
     sandbox_fusion: str | None = None,
+    test_suite: bool = False,
 ) -> LanguageSpec:
+    """rustc at one edition, with rand 0.8, regex 1 and md5 0.7. ``test_suite``: the program's
+    ``#[test]`` functions are the suite (``rustc --test``, as ``cargo test``), with rand under
+    rand 0.4's calling convention, which HumanEval-X's Rust tests were written for."""
+    rand = f"{_RUST_CRATES}/rand04/librand.rlib" if test_suite else f"{_RUST_CRATES}/librand.rlib"
     return LanguageSpec(
         name=name,
-        title="Rust",
+        title="Rust test suite (#[test], rand 0.4 API)" if test_suite else "Rust",
         version=f"1.85, edition {edition}",
         image="rust",
         aliases=aliases,
         sandbox_fusion=sandbox_fusion,
         source_name="main.rs",
-        compile_argv=("/usr/bin/rustc", "-O", "--edition", edition, "-o", "main", "{source}"),
+        compile_argv=(
+            "/usr/bin/rustc",
+            "-O",
+            "--edition",
+            edition,
+            *(("--test",) if test_suite else ()),
+            "-L",
+            f"dependency={_RUST_CRATES}/deps",
+            "--extern",
+            f"rand={rand}",
+            "--extern",
+            f"regex={_RUST_CRATES}/libregex.rlib",
+            "--extern",
+            f"md5={_RUST_CRATES}/libmd5.rlib",
+            "-o",
+            "main",
+            "{source}",
+        ),
         artifacts=("main",),
-        run_argv=("/work/main",),
+        # One test thread: the suite's CPU time is its tests', one after another.
+        run_argv=("/work/main", "--test-threads=1") if test_suite else ("/work/main",),
+        # libtest's exit status when a test failed (a failed assert_eq! is a panic it catches).
+        suite_failure_exit=101 if test_suite else None,
+        # MultiPL-E's Rust tests assert! in main: a panic exits 101.
+        assert_failure_exit=None if test_suite else 101,
+    )
+
+
+# GOPATH mode (no module proxy is reachable): Debian's Go libraries (testify) are GOPATH
+# sources under /usr/share/gocode.
+_GO_ENV = {
+    "GOCACHE": "/tmp/go-cache",
+    "GOPATH": "/tmp/go:/usr/share/gocode",
+    "CGO_ENABLED": "0",
+    "GO111MODULE": "off",
+    "GOTOOLCHAIN": "local",
+    "XDG_CONFIG_HOME": "/opt/judge/go-config",
+}
+
+
+def _go_compile(command: str) -> tuple[str, ...]:
+    """``go COMMAND -o main SOURCE`` on the image's precompiled standard library (and testify),
+    linked into this compile's cache; trim.txt says the cache was just trimmed, so go never
+    prunes the links by age."""
+    return (
+        "/bin/sh",
+        "-c",
+        "mkdir -p $GOCACHE && cp -rs /opt/judge/go-cache/. $GOCACHE/"
+        f' && date +%s > $GOCACHE/trim.txt && exec /usr/bin/go {command} -o main "$1"',
+        "go",
+        "{source}",
     )
 
 
@@ -106,8 +174,31 @@ LANGUAGES: dict[str, LanguageSpec] = {
             frozenset({"c++", "cc", "cxx", "cpp20"}),
             sandbox_fusion="cpp",
         ),
+        LanguageSpec(
+            name="pytest",
+            sandbox_fusion="pytest",
+            title="pytest suite",
+            version="pytest 8.3 on Python 3.13",
+            image="python",
+            source_name="main_test.py",
+            # No cache directory; the environment keeps pytest's rewritten asserts unwritten.
+            run_argv=(
+                "/usr/bin/python3",
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "main_test.py",
+            ),
+            mle_markers=("MemoryError",),
+            env={**_PYTHON_ENV, "OPENBLAS_NUM_THREADS": "1"},
+            # pytest's exit status when tests failed (2 is a collection error, 5 no tests).
+            suite_failure_exit=1,
+        ),
         _cpp("cpp17", "gnu++17", "GCC 14, GNU C++17", frozenset({"c++17"})),
         _cpp("cpp23", "gnu++23", "GCC 14, GNU C++23", frozenset({"c++23"})),
+        _cpp("gtest", "gnu++20", "GCC 14, GNU C++20, GoogleTest 1.16", test_suite=True),
         LanguageSpec(
             name="c",
             title="C",
@@ -125,6 +216,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             ),
             artifacts=("main",),
             run_argv=("/work/main",),
+            assert_failure_exit=-signal.SIGABRT,
         ),
         LanguageSpec(
             name="java",
@@ -158,6 +250,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             ),
             rss_allowance_mb=96,
             mle_markers=("java.lang.OutOfMemoryError",),
+            # An uncaught AssertionError (or any uncaught exception) exits 1.
+            assert_failure_exit=1,
         ),
         LanguageSpec(
             name="javascript",
@@ -182,29 +276,28 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version="1.24",
             aliases=frozenset({"golang"}),
             source_name="main.go",
-            # The image's precompiled standard library, linked into this compile's cache;
-            # trim.txt says the cache was just trimmed, so go never prunes the links by age.
-            compile_argv=(
-                "/bin/sh",
-                "-c",
-                "mkdir -p $GOCACHE && cp -rs /opt/judge/go-cache/. $GOCACHE/"
-                ' && date +%s > $GOCACHE/trim.txt && exec /usr/bin/go build -o main "$1"',
-                "go",
-                "{source}",
-            ),
+            compile_argv=_go_compile("build"),
             artifacts=("main",),
             run_argv=("/work/main",),
-            env={
-                "GOCACHE": "/tmp/go-cache",
-                "GOPATH": "/tmp/go",
-                "CGO_ENABLED": "0",
-                "GO111MODULE": "off",
-                "GOTOOLCHAIN": "local",
-                "XDG_CONFIG_HOME": "/opt/judge/go-config",
-            },
+            env=_GO_ENV,
+        ),
+        LanguageSpec(
+            name="go_test",
+            sandbox_fusion="go_test",
+            title="Go test suite (testing, testify)",
+            version="1.24, testify 1.10",
+            image="go",
+            source_name="main_test.go",
+            # go vet is off: a suite is judged on its tests, never on vet's style checks.
+            compile_argv=_go_compile("test -c -vet=off"),
+            artifacts=("main",),
+            run_argv=("/work/main",),
+            env=_GO_ENV,
+            suite_failure_exit=1,
         ),
         _rust("rust", "2021", frozenset({"rs", "rust2021"}), sandbox_fusion="rust"),
         _rust("rust2024", "2024"),
+        _rust("rust_test", "2021", test_suite=True),
         LanguageSpec(
             name="pypy",
             title="PyPy",

@@ -18,7 +18,7 @@ from typing import cast
 import docker
 import docker.errors
 
-from judge_service.sandbox import _jobs, _rejudge
+from judge_service.sandbox import _appended, _jobs, _rejudge
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
 from judge_service.sandbox.cache import CompileCache, compile_key
@@ -85,7 +85,22 @@ class SandboxPool:
         """Judge one job; the verdict is data, exceptions mean the judge could not judge it.
 
         What a wall clock cut short while the host starved the program of CPU is judged again
-        with more wall time (see ``_rejudge``)."""
+        with more wall time (see ``_rejudge``). An assert job of a language that appends its
+        tests is judged as one whole program per test (see ``_appended``)."""
+        if _appended.appends_tests(job):
+            validate_job(job, self.settings)  # refused whole, before any test runs
+            results: list[JobResult] = []
+            for index in range(len(job.tests)):
+                results.append(self._judge_rejudging(_appended.whole_program(job, index)))
+                if _appended.stops_after(job, results[-1]):
+                    break
+            result = _appended.merge(job, results)
+        else:
+            result = self._judge_rejudging(job)
+        self._count(result)
+        return result
+
+    def _judge_rejudging(self, job: Job) -> JobResult:
         # On the monotonic clock; the time the job waited in a queue is already gone from it.
         answer_by = (
             time.monotonic() + (job.answer_by - time.time()) if job.answer_by is not None else None
@@ -103,7 +118,6 @@ class SandboxPool:
             ):
                 break  # an answer marked load-dependent in time beats a better one too late
             result = _rejudge.merge(result, rejudge, self._judge_once(rejudge.job, answer_by))
-        self._count(result)
         return result
 
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:

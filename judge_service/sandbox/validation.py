@@ -38,7 +38,14 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
     if job.mode not in spec.modes:
         supported = sorted(name for name, s in LANGUAGES.items() if job.mode in s.modes)
         raise InvalidJobError(f"{job.mode.value} mode is supported for {', '.join(supported)}")
-    _validate_tests(job)
+    if job.mode is TestMode.ASSERT and spec.appends_asserts and not settings.appended_asserts:
+        raise InvalidJobError(
+            f"assert mode for {job.language} appends the tests to the program and runs them in "
+            "its process, where a program can pass without being right (exit before the test, "
+            "redefine assert); it is off on this service. Use stdin or function mode, or set "
+            "JUDGE_APPENDED_ASSERTS=1 where no policy is trained on the verdicts"
+        )
+    _validate_tests(job, spec)
     _validate_limits(job, spec, settings)
     if job.prompt is not None:
         if len(job.prompt.encode()) > settings.max_source_bytes:
@@ -53,12 +60,16 @@ def validate_job(job: Job, settings: SandboxConfig) -> LanguageSpec:
     return spec
 
 
-def _validate_tests(job: Job) -> None:
-    if job.mode is not TestMode.STDIN and not job.entry_point:
+def _validate_tests(job: Job, spec: LanguageSpec) -> None:
+    # An appended test names the function itself (MultiPL-E's tests do).
+    appended = job.mode is TestMode.ASSERT and spec.appends_asserts
+    if job.mode is not TestMode.STDIN and not appended and not job.entry_point:
         raise InvalidJobError(f"{job.mode.value} mode needs an entry_point")
+    # A test suite's verdict is its exit status: it has no expected output to compare.
+    needs_output = job.mode is TestMode.STDIN and spec.suite_failure_exit is None
     for index, test in enumerate(job.tests):
         where = f"test {index}"
-        if job.mode is TestMode.STDIN and test.output is None:
+        if needs_output and test.output is None:
             raise InvalidJobError(f"{where} has no expected 'output'")
         if job.mode is TestMode.FUNCTION and (test.args is None or not test.has_expected()):
             raise InvalidJobError(f"{where} needs 'args' and 'expected' in function mode")

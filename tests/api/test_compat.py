@@ -82,6 +82,33 @@ def test_run_code_runtime_errors_are_failed_with_the_exit_status(client: TestCli
     assert "SyntaxError" in syntax["run_result"]["stderr"]
 
 
+PYTEST_SUITE = (
+    "def add(a, b):\n    return a + b\n\n\ndef test_add():\n    assert add(1, 2) == __SUM__\n"
+)
+
+
+def test_run_code_test_suites_succeed_or_fail_by_their_exit_status(client: TestClient) -> None:
+    """SandboxFusion's pytest and go_test: a passing suite is Success, a failing one Failed with
+    the framework's status (pytest's 1), its report on stdout."""
+    passing = _run(client, PYTEST_SUITE.replace("__SUM__", "3"), language="pytest")
+    assert passing["status"] == "Success", passing
+    assert (
+        passing["run_result"]["return_code"] == 0 and "1 passed" in passing["run_result"]["stdout"]
+    )
+    failing = _run(client, PYTEST_SUITE.replace("__SUM__", "4"), language="pytest")
+    assert failing["status"] == "Failed", failing
+    assert (
+        failing["run_result"]["return_code"] == 1 and "1 failed" in failing["run_result"]["stdout"]
+    )
+    go = (
+        'package main\n\nimport "testing"\n\n'
+        'func TestAdd(t *testing.T) {\n\tif 1+2 != __SUM__ {\n\t\tt.Fatal("sum")\n\t}\n}\n'
+    )
+    assert _run(client, go.replace("__SUM__", "3"), language="go_test")["status"] == "Success"
+    failed = _run(client, go.replace("__SUM__", "4"), language="go_test")
+    assert failed["status"] == "Failed" and failed["run_result"]["return_code"] == 1
+
+
 def test_run_code_time_limits_cpu_and_wall(client: TestClient) -> None:
     for code in ("while True: pass", "import time\ntime.sleep(30)"):
         body = _run(client, code, run_timeout=1)

@@ -326,6 +326,33 @@ def test_cpp_has_boost_and_openssl(judge) -> None:
         assert result.verdict is Verdict.AC, (language, result.tests, compiled)
 
 
+@pytest.mark.parametrize("language", ["rust", "rust2024"])
+def test_rust_has_rand_regex_and_md5(judge, language: str) -> None:
+    """The crates Rust programs import most (rand 0.8's API here), compiled into the image."""
+    code = (
+        "use rand::Rng;\nuse regex::Regex;\n"
+        "fn main() {\n"
+        "    let x: u32 = rand::thread_rng().gen_range(0..10);\n"
+        '    let words = Regex::new(r"[a-z]+").unwrap().find_iter("ab, cd ef").count();\n'
+        '    println!("{} {} {:x}", x < 10, words, md5::compute(b""));\n'
+        "}\n"
+    )
+    expected = "true 3 d41d8cd98f00b204e9800998ecf8427e"
+    result = judge(language, code, [{"output": expected}], limits=LIMITS)
+    compiled = result.compile.output if result.compile is not None else ""
+    assert result.verdict is Verdict.AC, (result.tests, compiled)
+
+
+def test_go_has_testify(judge) -> None:
+    code = (
+        'package main\n\nimport (\n\t"fmt"\n\t"github.com/stretchr/testify/assert"\n)\n\n'
+        "func main() {\n\tfmt.Println(assert.ObjectsAreEqual([]int{1, 2}, []int{1, 2}))\n}\n"
+    )
+    result = judge("go", code, [{"output": "true"}], limits=LIMITS)
+    compiled = result.compile.output if result.compile is not None else ""
+    assert result.verdict is Verdict.AC, (result.tests, compiled)
+
+
 @pytest.mark.parametrize("name", ["Program", "solution_1", "A"])
 def test_a_java_class_of_any_name_runs(judge, name: str) -> None:
     code = (

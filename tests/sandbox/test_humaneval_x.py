@@ -1,6 +1,10 @@
 """HumanEval-X's canonical solutions, each run as the whole program its benchmark runs (prompt,
 solution, tests): all AC. On Debian 12's images three C++ were CE (boost/any.hpp twice,
-openssl/md5.h) and JavaScript's MD5 task needed an npm package."""
+openssl/md5.h) and JavaScript's MD5 task needed an npm package.
+
+Go and Rust are test suites, judged as HumanEval-X's harness runs them (``go test`` with testify,
+``cargo test`` with rand, regex and md5): the languages ``go_test`` and ``rust_test``, whose
+verdict is the suite's exit status."""
 
 from __future__ import annotations
 
@@ -18,7 +22,14 @@ from judge_service.sandbox.pool import SandboxPool
 pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "humaneval-x"
-FILES = {"cpp": "cpp", "java": "java", "javascript": "js", "python": "python"}
+FILES = {
+    "cpp": "cpp",
+    "java": "java",
+    "javascript": "js",
+    "python": "python",
+    "go_test": "go",
+    "rust_test": "rust",
+}
 LIMITS = {"time_limit_ms": 10_000, "memory_limit_mb": 512}
 # The dataset's own solutions that fail its console.assert checks (112 returns ``(z, false)``,
 # the comma operator; 155 counts no digit in 0): AC, as HumanEval-X scores them (console.assert
@@ -33,7 +44,45 @@ def _rows(language: str) -> list[dict[str, Any]]:
 
 
 def _program(row: dict[str, Any]) -> str:
+    if row["task_id"].startswith("Go/"):
+        return _go_program(row)
+    if row["task_id"].startswith("Rust/"):
+        # The prompt is the docstring; the declaration holds the imports and the signature.
+        body = row["prompt"] + row["declaration"] + row["canonical_solution"]
+        return "fn main() {}\n" + body + "\n" + row["test"] + "\n"
     return row["prompt"] + row["canonical_solution"] + "\n" + row["test"] + "\n"
+
+
+# The standard packages HumanEval-X's harness imports when the code uses them.
+GO_PACKAGES = (
+    "math",
+    "strings",
+    "fmt",
+    "strconv",
+    "time",
+    "bytes",
+    "regexp",
+    "sort",
+    "math/rand",
+    "crypto/md5",
+)
+
+
+def _go_program(row: dict[str, Any]) -> str:
+    """As HumanEval-X's harness builds it: its test file's header (package, testing, testify),
+    then the standard packages the solution uses that the header lacks (Go refuses an unused
+    import; the prompt's comments name some without using them), the prompt without its own
+    imports, the solution and the test."""
+    code = row["prompt"].replace(row["import"], "") + row["canonical_solution"]
+    header = row["test_setup"]
+    used = [
+        package
+        for package in GO_PACKAGES
+        if f'"{package}"' not in header
+        and package.rsplit("/", 1)[-1] + "." in row["canonical_solution"]
+    ]
+    imports = "import (\n" + "".join(f'    "{package}"\n' for package in used) + ")\n"
+    return header + "\n" + (imports if used else "") + code + "\n" + row["test"] + "\n"
 
 
 def _judge_all(pool: SandboxPool, language: str, rows: list[dict[str, Any]]) -> list[JobResult]:
@@ -69,27 +118,52 @@ def test_every_canonical_solution_is_accepted(pool: SandboxPool, language: str) 
 
 @pytest.mark.parametrize(
     ("language", "task"),
-    [("cpp", "CPP/22"), ("cpp", "CPP/137"), ("cpp", "CPP/162"), ("javascript", "JavaScript/162")],
+    [
+        ("cpp", "CPP/22"),
+        ("cpp", "CPP/137"),
+        ("cpp", "CPP/162"),
+        ("javascript", "JavaScript/162"),
+        ("go_test", "Go/162"),
+        ("rust_test", "Rust/32"),
+        ("rust_test", "Rust/91"),
+        ("rust_test", "Rust/162"),
+    ],
 )
 def test_the_tasks_that_need_libraries_are_accepted(
     pool: SandboxPool, language: str, task: str
 ) -> None:
-    """Boost's any (twice), OpenSSL's MD5 and npm's js-md5."""
+    """Boost's any (twice), OpenSSL's MD5, npm's js-md5, Go's testify and crypto/md5, and
+    Rust's rand (with rand 0.4's gen_range(low, high)), regex and md5 crates."""
     rows = [row for row in _rows(language) if row["task_id"] == task]
     assert _failures(rows, _judge_all(pool, language, rows)) == []
 
 
 @pytest.mark.parametrize(
     ("language", "task"),
-    [("cpp", "CPP/137"), ("cpp", "CPP/162"), ("javascript", "JavaScript/162")],
+    [
+        ("cpp", "CPP/137"),
+        ("cpp", "CPP/162"),
+        ("javascript", "JavaScript/162"),
+        ("go_test", "Go/162"),
+        ("rust_test", "Rust/91"),
+        ("rust_test", "Rust/162"),
+    ],
 )
 def test_a_broken_solution_of_the_library_tasks_is_not_accepted(
     pool: SandboxPool, language: str, task: str
 ) -> None:
     """The tasks that need Boost, OpenSSL or an npm package check their answers: a solution
-    that returns a constant fails (RE from assert, or console.assert's line)."""
+    that returns a constant fails (RE from assert, or console.assert's line; a failed Go or
+    Rust suite is WA)."""
     row = next(row for row in _rows(language) if row["task_id"] == task)
-    wrong = {"cpp": "    return {};\n}\n", "javascript": "  return 'x'\n}\n"}[language]
+    wrong = {
+        "cpp": "    return {};\n}\n",
+        "javascript": "  return 'x'\n}\n",
+        "go_test": '    _ = md5.Sum\n    return "x"\n}\n',
+        "rust_test": "    return 0;\n}\n" if task == "Rust/91" else '    "x".to_string()\n}\n',
+    }[language]
     broken = {**row, "canonical_solution": wrong}
     [result] = _judge_all(pool, language, [broken])
     assert _failures([broken], [result]) != []
+    if language.endswith("_test"):
+        assert result.verdict is Verdict.WA, result

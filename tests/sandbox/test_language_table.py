@@ -45,6 +45,9 @@ def test_every_language_is_a_row_with_its_version() -> None:
         ("sql", "sql"),
         ("verilog", "verilog"),
         ("racket", "racket"),
+        ("go_test", "go_test"),
+        ("pytest", "pytest"),
+        ("D_ut", "d_ut"),
     ],
 )
 def test_sandbox_fusion_names_are_names(sent: str, meant: str) -> None:
@@ -52,7 +55,7 @@ def test_sandbox_fusion_names_are_names(sent: str, meant: str) -> None:
     assert sent.lower() in language_labels(meant)
 
 
-@pytest.mark.parametrize("refused", ["kotlin_script", "julia", "pytest", "jest", "D_ut", "lean"])
+@pytest.mark.parametrize("refused", ["kotlin_script", "julia", "jest", "junit", "lean"])
 def test_languages_not_run_here_are_unknown(refused: str) -> None:
     assert canonical_language(refused) is None
 

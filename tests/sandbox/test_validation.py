@@ -116,12 +116,22 @@ def test_missing_entry_point(mode: str, entry_point: str | None) -> None:
 
 
 @pytest.mark.parametrize("language", ["cpp", "c", "java", "go", "rust"])
-@pytest.mark.parametrize("mode", ["function", "assert"])
-def test_mode_not_supported_by_the_language(language: str, mode: str) -> None:
-    test = {"args": [], "expected": 1} if mode == "function" else {"code": "x"}
-    job = _job(language=language, code="int main() {}", mode=mode, entry_point="f", tests=[test])
+def test_function_mode_not_supported_by_the_language(language: str) -> None:
+    test = {"args": [], "expected": 1}
+    job = _job(
+        language=language, code="int main() {}", mode="function", entry_point="f", tests=[test]
+    )
     message = _rejected(job)
-    assert message == f"{mode} mode is supported for javascript, python, typescript"
+    assert message == "function mode is supported for javascript, python, typescript"
+
+
+@pytest.mark.parametrize("language", ["go", "swift", "csharp", "go_test", "pytest"])
+def test_assert_mode_not_supported_by_the_language(language: str) -> None:
+    """Assert mode: the harness languages and those that append the test (MultiPL-E's way)."""
+    job = _job(language=language, code="x", mode="assert", entry_point="f", tests=[{"code": "x"}])
+    message = _rejected(job)
+    assert message.startswith("assert mode is supported for c, cpp, ")
+    assert "rust" in message and "python" in message and language + "," not in message
 
 
 def test_time_limit_over_the_maximum() -> None:
@@ -251,3 +261,10 @@ def test_a_bad_job_runs_nothing(pool) -> None:
     assert pool.stats.sandboxes_started == before_started
     assert pool.judge(_job()).verdict == "AC"  # the pool still works afterwards
     assert pool.stats.jobs == before_jobs + 1
+
+
+@pytest.mark.parametrize("language", ["go_test", "rust_test", "pytest", "gtest", "d_ut"])
+def test_a_test_suite_needs_no_expected_output(language: str) -> None:
+    """A suite's verdict is its exit status; a plain program's test still needs its output."""
+    assert validate_job(_job(language=language, tests=[{"input": ""}]), SETTINGS).name == language
+    assert "has no expected 'output'" in _rejected(_job(language="go", tests=[{"input": ""}]))

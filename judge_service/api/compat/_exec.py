@@ -201,10 +201,10 @@ def _run_result(test: TestResult) -> CommandRunResult:
 
 
 def _return_code(test: TestResult) -> int:
+    if test.exit_code:
+        return test.exit_code  # a failed test suite's WA among them: its tests failed
     if test.verdict in (Verdict.AC, Verdict.WA):
         return 0  # it exited 0; the checker's opinion is not the program's status
-    if test.exit_code:
-        return test.exit_code
     if test.signal:
         return -test.signal
     return 1  # stopped by the judge (memory, output) without a status of its own

@@ -443,6 +443,8 @@ class Agent:
             return {"verdict": "MLE", "message": "killed by the memory cap"}
         if planned_outcome is not None:
             return _planned_verdict(planned_outcome, watch)
+        if "suite_failure_exit" in job:
+            return _suite_verdict(watch, job["suite_failure_exit"], out)
         outcome = _harness_outcome(harness, token) if job["mode"] != "stdin" or harness else None
         if outcome and outcome.get("status") == "compile_error":
             return {"verdict": "CE", "message": outcome.get("message", "")}
@@ -919,6 +921,21 @@ def _planned_verdict(outcome: dict[str, Any] | str, watch: ProcessWatch) -> wire
         "verdict": "RE",
         "message": f"runtime error ({how}): the program exited before the tests completed",
     }
+
+
+def _suite_verdict(watch: ProcessWatch, failure_exit: int, out: bytes) -> wire.Outcome:
+    """A test suite's run (or an appended assert test's): exit 0 is AC, the "tests failed"
+    status WA (with the report's last line; a negative status is a signal's number), anything
+    else (a crash, another signal, a framework error) RE."""
+    code = procfs.exit_code(watch.status)
+    signal_number = procfs.signal_of(watch.status)
+    if watch.status == 0:
+        return {"verdict": "AC", "message": ""}
+    if code == failure_exit or (failure_exit < 0 and signal_number == -failure_exit):
+        lines = _display(out[-400:]).strip().splitlines()
+        return {"verdict": "WA", "message": "tests failed" + (f": {lines[-1]}" if lines else "")}
+    how = f"signal {signal_number}" if signal_number else f"exit code {code}"
+    return {"verdict": "RE", "message": f"runtime error ({how})"}
 
 
 def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:

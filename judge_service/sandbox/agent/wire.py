@@ -133,6 +133,8 @@ class JobFrame(TypedDict):
     # data the agent keeps for later jobs (default 0: none).
     test_data: NotRequired[list[DataEntry]]
     test_cache_bytes: NotRequired[int]
+    # A test suite's "tests failed" exit status (see LanguageSpec.suite_failure_exit).
+    suite_failure_exit: NotRequired[int]
 
 
 HostFrame = InitFrame | PingFrame | JobFrame

@@ -148,7 +148,7 @@ def probe_source(language: str) -> str:
     if language in _languages.SHELL_OUT:
         allowed = repr(_languages.PROBE_ALLOWED[language])
         script = PROBE_TEMPLATE.replace("__ALLOWED__", allowed)
-        return _languages.shell_out(language, _languages.python_command(script))
+        return _languages.shell_out(language, _languages.python_command(script), "CLEAN")
     python = PROBE_TEMPLATE.replace("__ALLOWED__", repr(PROBE_ALLOWED[language]))
     if language == "python":
         return python

@@ -41,6 +41,27 @@ SHELL_OUT: dict[str, str] = {
     "sql": ".shell __CMD__\n",
 }
 
+# The test-framework languages: the program is a suite whose output is its report, never
+# compared, so a command's output is checked inside the suite (``shell_out``'s ``expect``): a
+# failed check is a failed test, WA.
+SUITE_SHELL_OUT: dict[str, str] = {
+    "go_test": 'package main\n\nimport (\n\t"os"\n\t"os/exec"\n\t"testing"\n)\n\n'
+    "func TestShell(t *testing.T) {\n"
+    '\tcommand := exec.Command("/bin/sh", "-c", "__CMD__")\n'
+    "\tcommand.Stdout, command.Stderr = os.Stdout, os.Stderr\n"
+    "\tif err := command.Run(); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n",
+    "rust_test": "#[test]\nfn shell() {\n"
+    '    let status = std::process::Command::new("/bin/sh").args(["-c", "__CMD__"]).status();\n'
+    "    assert!(status.unwrap().success());\n}\n",
+    "d_ut": "import std.process;\n\nunittest {\n"
+    '    assert(wait(spawnShell("__CMD__")) == 0);\n}\n\nvoid main() {}\n',
+    "pytest": "import subprocess\n\n\ndef test_shell():\n"
+    '    assert subprocess.run(["/bin/sh", "-c", "__CMD__"]).returncode == 0\n',
+    "gtest": "#include <gtest/gtest.h>\n#include <cstdlib>\n\n"
+    'TEST(Shell, Runs) { EXPECT_EQ(std::system("__CMD__"), 0); }\n',
+}
+SHELL_OUT.update(SUITE_SHELL_OUT)
+
 LANGUAGES = tuple(SHELL_OUT)
 
 # What a running job of the language leaves in /work and /tmp besides the probe's own files:
@@ -65,13 +86,21 @@ PROBE_ALLOWED: dict[str, dict[str, list[str]]] = {
     "fortran": {"/work": ["main.f90", "main"]},
     "racket": {"/work": ["main.rkt"]},
     "sql": {"/work": ["main.sql"]},
+    "go_test": {"/work": ["main_test.go", "main"], "/tmp": ["go-cache"]},
+    "rust_test": {"/work": ["main.rs", "main"]},
+    "d_ut": {"/work": ["main.d", "main"]},
+    "pytest": {"/work": ["main_test.py"]},
+    "gtest": {"/work": ["main.cpp", "main"]},
 }
 
 _SAFE = re.compile(r"[A-Za-z0-9+/=| ._:;(){}&>-]*")
 
 
-def shell_out(language: str, command: str) -> str:
-    """A program in ``language`` that runs ``command`` with /bin/sh."""
+def shell_out(language: str, command: str, expect: str | None = None) -> str:
+    """A program in ``language`` that runs ``command`` with /bin/sh. A test suite whose output is
+    ``expect`` has its test check that line (the output is shown on stderr)."""
+    if expect is not None and language in SUITE_SHELL_OUT:
+        command = f"{command} | tee /dev/stderr | grep -qx {expect}"
     assert _SAFE.fullmatch(command), command
     return SHELL_OUT[language].replace("__CMD__", command)
 

@@ -124,7 +124,7 @@ FORK_BOMB = "f(){ f|f& };f"
 
 
 def _run(pool: SandboxPool, language: str, script: str, output: str) -> None:
-    code = _languages.shell_out(language, _languages.python_command(script))
+    code = _languages.shell_out(language, _languages.python_command(script), output)
     result = judge(pool, language, code, [{"input": "", "output": output}], limits=LIMITS)
     expect(result, AC)
 
