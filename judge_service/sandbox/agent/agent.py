@@ -246,7 +246,7 @@ class Agent:
         """The compile on the warm javac, or None to compile with plain javac: the command is
         not one it serves, or it could not start or did not answer (the server's trouble, not
         the program's). Its start-up is not the job's: limits count from the request on."""
-        if not javac_server.serves(spec["argv"]):
+        if not javac_server.serves(spec["argv"], spec["limits"]["memory_kb"]):
             return None
         server = self.javac
         if server.running() and (

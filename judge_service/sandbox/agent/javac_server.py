@@ -38,6 +38,10 @@ START_TIMEOUT_S = 60.0
 # server in a state nobody checked: it is replaced.
 SERVER_TROUBLE = (3, 4)
 REQUIRED_OPTION = "-proc:none"
+# The server's resident memory (a -Xmx512m heap, given back after each compile, and the JIT's
+# code) counts against a compile's memory limit as plain javac's does; a limit below this
+# compiles with plain javac, whose smaller start would fit where the warm JVM might not.
+SERVER_MIN_MEMORY_KB = 768 << 10
 
 # Kept short and JDK-only; run by the source launcher from a memfd.
 JAVA_SOURCE = r"""
@@ -117,9 +121,15 @@ def server_argv(source_fd: int) -> list[str]:
     ]
 
 
-def serves(argv: list[str]) -> bool:
-    """Whether the server can run this compile command: javac with annotation processing off."""
-    return bool(argv) and argv[0] == JAVAC and REQUIRED_OPTION in argv
+def serves(argv: list[str], memory_kb: int) -> bool:
+    """Whether the server can run this compile: javac with annotation processing off, under a
+    memory limit the warm JVM fits in."""
+    return (
+        bool(argv)
+        and argv[0] == JAVAC
+        and REQUIRED_OPTION in argv
+        and memory_kb >= SERVER_MIN_MEMORY_KB
+    )
 
 
 def javac_arguments(argv: list[str]) -> list[str]:
