@@ -27,6 +27,7 @@ from judge_service.sandbox.pool import SandboxPool
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humaneval-x" / "java.jsonl.gz"
 LIMITS = {"time_limit_ms": 10_000, "memory_limit_mb": 512}
 WARM_UP = 8
+PROGRAMS = 164
 
 
 def programs(count: int) -> list[str]:
@@ -97,7 +98,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--sandboxes", type=int, default=4)
-    parser.add_argument("--programs", type=int, default=164)
+    parser.add_argument("--programs", type=int, default=PROGRAMS)
     args = parser.parse_args()
     row, details = measure(args.rounds, args.sandboxes, args.programs)
     print(f"{row.workload}: warm javac {row.ours:.2f} programs/s, plain javac {row.reference:.2f}")
