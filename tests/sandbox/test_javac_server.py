@@ -207,3 +207,21 @@ def test_a_compile_over_its_cpu_limit_is_ce_and_the_next_compiles(warm: SandboxP
     assert slow.verdict is Verdict.CE
     assert slow.compile is not None and slow.compile.limit == "cpu"
     assert _judge(warm, SUM + "// again\n", TESTS).verdict is Verdict.AC
+
+
+@pytest.mark.integration
+def test_the_server_makes_room_for_a_test_at_the_largest_memory_limit() -> None:
+    """Under a 1 GB container the largest limit is 736 MB (832 MB with the JVM allowance):
+    beside the judge's processes (a warm JVM of about 100-150 MB among them) and 128 MB for its
+    files it does not fit, so the server is stopped before such a test runs; a test with room
+    beside it keeps it."""
+    settings = SandboxConfig(sandboxes_per_language=1, compile_cache_mb=0, sandbox_memory_mb=1024)
+    limits = {"compile_memory_limit_mb": 800}
+    with SandboxPool(settings) as pool:
+        roomy = _judge(pool, PYTHON, [{"input": PROBE, "output": PROBED}], **limits)
+        assert roomy.verdict is Verdict.AC, roomy.tests[0].stdout
+        stopped = PROBED.replace("servers=1", "servers=0")
+        tight = _judge(
+            pool, PYTHON, [{"input": PROBE, "output": stopped}], memory_limit_mb=736, **limits
+        )
+        assert tight.verdict is Verdict.AC, tight.tests[0].stdout

@@ -50,8 +50,10 @@ KILL_GRACE_S = 2.0
 HELPER_LOST = "the program killed the judge's helper process"
 RESULT_LIMIT = 1 << 20
 SWARM_PROCESSES = 16
-# Room the judge's own processes need besides the warm compiler and the test's memory limit.
-JUDGE_MEMORY_KB = 64 << 10
+# Room the judge needs at the container's cap besides its processes and the test's memory limit
+# (the test's input and output files, /work): most of what the host reserves for the judge
+# (validation.SANDBOX_OVERHEAD_MB) once the warm compiler has taken its share.
+JUDGE_MEMORY_KB = 128 << 10
 
 
 class Protocol:
