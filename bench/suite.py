@@ -10,7 +10,9 @@ Workloads (``--only`` names): ``humaneval`` (assert mode against the bare floor)
 the inputs in the same image), ``http`` (``/v1/judge`` against the engine, ``/run_code``
 against ``/v1/judge``), ``submit`` (SandboxFusion's ``/submit`` against ``/v1/judge``),
 ``duplicates`` (a batch half of whose items repeat), ``complexity`` (seconds per candidate of
-the static and the empirical judge) and ``celery`` (two workers against one).
+the static and the empirical judge), ``celery`` (two workers against one) and ``javac``
+(HumanEval-X's 164 Java programs compiled on the warm javac against plain javac per job, one
+round of each: plain javac takes minutes).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules be
 
 import _engine_workloads as engine  # noqa: E402
 import _http_workloads as http  # noqa: E402
+import java_compile  # noqa: E402
 from _table import Row, markdown  # noqa: E402
 
 from complexity_model.empirical import EmpiricalComplexityJudge  # noqa: E402
@@ -36,7 +39,16 @@ from complexity_model.problem import ComplexityProblem  # noqa: E402
 from complexity_model.static import StaticComplexityJudge  # noqa: E402
 from judge_service.sandbox.pool import SandboxPool  # noqa: E402
 
-WORKLOADS = ("humaneval", "stdin", "http", "submit", "duplicates", "complexity", "celery")
+WORKLOADS = (
+    "humaneval",
+    "stdin",
+    "http",
+    "submit",
+    "duplicates",
+    "complexity",
+    "celery",
+    "javac",
+)
 FUNCTION_MODE = Path(__file__).resolve().parents[1] / "complexity_model/data/function_mode.jsonl"
 EMPIRICAL_CASES = ("prefix-sums", "stdin-distinct-values")
 
@@ -97,6 +109,8 @@ def run(only: set[str], rounds: int, sandboxes: int) -> list[Row]:
             rows += http.http(directory, sandboxes, rounds, only)
         if "celery" in only:
             rows.append(http.celery(directory, sandboxes, rounds))
+        if "javac" in only:
+            rows.append(java_compile.measure(1, sandboxes, java_compile.PROGRAMS)[0])
     return rows
 
 

@@ -57,6 +57,7 @@ def agent_bundle() -> bytes:
             "judge_service.sandbox.agent.workdir",
             "judge_service.sandbox.agent.ipc",
             "judge_service.sandbox.agent.testdata",
+            "judge_service.sandbox.agent.javac_server",
             AGENT_MODULE,
         ]
     )

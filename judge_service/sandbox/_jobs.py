@@ -175,7 +175,7 @@ def _keyed(text: str, data: dict[str, Content]) -> str:
 def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.CompileSpec:
     """How the agent compiles ``job``: all of it is part of the compile-cache key."""
     limits = job.limits
-    return {
+    frame: wire.CompileSpec = {
         "argv": spec.compile_command(job.code),
         "env": spec.environment(),
         "artifacts": list(spec.artifacts),
@@ -190,6 +190,9 @@ def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.
             "fsize_bytes": settings.sandbox_work_mb << 20,
         },
     }
+    if spec.compile_server and settings.warm_compilers:
+        frame["server"] = spec.compile_server
+    return frame
 
 
 def job_budget_ms(job: Job, settings: SandboxConfig) -> int:

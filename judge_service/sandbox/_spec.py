@@ -26,6 +26,8 @@ class LanguageSpec:
     source_name: str
     run_argv: tuple[str, ...]
     compile_argv: tuple[str, ...] = ()
+    # A compiler the sandbox keeps warm between jobs ("javac": see agent/javac_server.py).
+    compile_server: str = ""
     artifacts: tuple[str, ...] = ()
     modes: frozenset[TestMode] = frozenset({TestMode.STDIN})
     harness_argv: tuple[str, ...] = ()

@@ -72,6 +72,11 @@ class SandboxConfig(BaseSettings):
         description="Most program output one reply carries: all tests' stdout and stderr of a "
         "job, all compiler output of a /v1 batch; past it output is cut and marked truncated.",
     )
+    warm_compilers: bool = Field(
+        True,
+        description="Compile Java on a javac kept warm in each Java sandbox (a long-lived JVM "
+        "the programs cannot reach) instead of starting javac for every job.",
+    )
     compile_cache_mb: int = Field(512, ge=0, description="Memory for cached compiled programs.")
     job_budget_factor: float = Field(
         3.0,

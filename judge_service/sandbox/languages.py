@@ -230,10 +230,14 @@ LANGUAGES: dict[str, LanguageSpec] = {
                 "-J-XX:+UseSerialGC",
                 "-encoding",
                 "UTF-8",
+                # No annotation processors: none would run from a program's own files, and the
+                # warm compiler must load no class a job supplied.
+                "-proc:none",
                 "-d",
                 ".",
                 "{source}",
             ),
+            compile_server="javac",
             artifacts=("*.class",),
             run_argv=(
                 "/usr/bin/java",

@@ -28,6 +28,7 @@ from typing import Any, cast
 from judge_service.sandbox.agent import (
     checkers,
     ipc,
+    javac_server,
     plain,
     planned,
     procfs,
@@ -50,6 +51,10 @@ KILL_GRACE_S = 2.0
 HELPER_LOST = "the program killed the judge's helper process"
 RESULT_LIMIT = 1 << 20
 SWARM_PROCESSES = 16
+# Room the judge needs at the container's cap besides its processes and the test's memory limit
+# (the test's input and output files, /work): most of what the host reserves for the judge
+# (validation.SANDBOX_OVERHEAD_MB) once the warm compiler has taken its share.
+JUDGE_MEMORY_KB = 128 << 10
 
 
 class Protocol:
@@ -158,6 +163,7 @@ class Agent:
         self.test_cache: testdata.Lru[testdata.Kept] = testdata.Lru()
         self.job_data: dict[str, testdata.Kept] = {}
         self.dropped: list[testdata.Kept] = []
+        self.javac = javac_server.JavacServer()
         if init.get("zygote_bundle"):
             self.zygote = Helper(
                 "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
@@ -167,6 +173,11 @@ class Agent:
 
     def _helpers(self) -> list[Helper]:
         return [self.spawner] + ([self.zygote] if self.zygote else [])
+
+    def _judge_pids(self) -> set[int]:
+        """The agent, its helpers and the warm compiler: never a job's processes."""
+        pids = {os.getpid(), *(helper.pid for helper in self._helpers())}
+        return pids | ({self.javac.pid} if self.javac.running() else set())
 
     # ---- jobs -------------------------------------------------------------------------
     def handle(
@@ -193,6 +204,7 @@ class Agent:
                     job["compile"]["artifacts"], glob=True
                 )
             if compiled:
+                self._make_room(job["limits"]["memory_kb"])
                 self._run_tests(job, reply)
             if job.get("fetch_files"):
                 reply["fetched"], fetched_blob = workdir.copy_out(job["fetch_files"], glob=False)
@@ -247,17 +259,21 @@ class Agent:
     def _compile(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:
         spec = job["compile"]
         limits = spec["limits"]
-        output = workdir.memfd("compile-output")
-        watch = self._spawn_and_watch(
-            spec["argv"],
-            spec["env"],
-            [workdir.memfd("empty"), output, output],
-            limits,
-            cap_fds=[output],
-        )
-        text = workdir.read_memfd(output, limits["output_bytes"])
-        os.close(output)
-        self._kill_stragglers()
+        served = self._compile_on_server(spec) if spec.get("server") == "javac" else None
+        if served is not None:
+            watch, text = served
+        else:
+            output = workdir.memfd("compile-output")
+            watch = self._spawn_and_watch(
+                spec["argv"],
+                spec["env"],
+                [workdir.memfd("empty"), output, output],
+                limits,
+                cap_fds=[output],
+            )
+            text = workdir.read_memfd(output, limits["output_bytes"])
+            os.close(output)
+            self._kill_stragglers()
         failed = watch.killed_for or watch.status != 0
         message = text.decode("utf-8", "replace")
         if watch.killed_for == "cpu":
@@ -278,6 +294,49 @@ class Agent:
             "limit": watch.killed_for if watch.killed_for in ("cpu", "wall") else None,
         }
         return not failed
+
+    def _compile_on_server(self, spec: wire.CompileSpec) -> tuple[ProcessWatch, bytes] | None:
+        """The compile on the warm javac, or None to compile with plain javac: the command is
+        not one it serves, or it could not start or did not answer (the server's trouble, not
+        the program's). Its start-up is not the job's: limits count from the request on."""
+        if not javac_server.serves(spec["argv"], spec["limits"]["memory_kb"]):
+            return None
+        server = self.javac
+        if server.running() and (
+            server.env != spec["env"] or not server.usable(self.limits, self.scheduling)
+        ):
+            server.stop()
+        # Started only here, when no process of any job is left (the last reset killed them).
+        if not server.running() and not server.start(spec["env"], "/work"):
+            return None
+        limits = spec["limits"]
+        served = server.compile(
+            spec["argv"],
+            {
+                "cpu_ms": limits["cpu_ms"],
+                "wall_ms": limits["wall_ms"],
+                "memory_kb": limits["memory_kb"],
+                "output_bytes": limits["output_bytes"],
+            },
+        )
+        if served is None:
+            return None
+        watch = ProcessWatch()
+        watch.status, watch.cpu_ms, watch.wall_ms = served.status, served.cpu_ms, served.wall_ms
+        watch.peak_kb, watch.killed_for = served.peak_kb, served.killed_for
+        return watch, served.output[: limits["output_bytes"]]
+
+    def _make_room(self, memory_limit_kb: int) -> None:
+        """Stop the warm compiler when the sandbox's memory cap could not hold it and a test
+        at its memory limit together: the cap must stop no test the limit would not."""
+        if not self.javac.running():
+            return
+        cap_kb = procfs.cgroup_memory_max_kb()
+        if cap_kb is None:
+            return
+        used_kb = procfs.usage(sorted(self._judge_pids()))[0]
+        if used_kb + memory_limit_kb + JUDGE_MEMORY_KB > cap_kb:
+            self.javac.stop()
 
     def _run_tests(self, job: wire.JobFrame, reply: wire.ResultFrame) -> None:
         source_fd = workdir.memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
@@ -597,7 +656,7 @@ class Agent:
         an assert-mode harness that runs the candidate as its child: its own memory is the
         judge's, not the program's, and is left out of the program's."""
         shared = ipc.SharedMemory(cap_fds)
-        judge_pids = [os.getpid(), *(other.pid for other in self._helpers() if other.pid)]
+        judge_pids = sorted(pid for pid in self._judge_pids() if pid)
         clock = procfs.JobCpuClock(judge_pids)
         started = time.monotonic()
         try:
@@ -710,7 +769,7 @@ class Agent:
         return watch
 
     def _job_pids(self) -> list[int]:
-        keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
+        keep = self._judge_pids()
         return [pid for pid in procfs.all_pids() if pid not in keep]
 
     def _repair_after_test(self) -> str:
@@ -728,6 +787,8 @@ class Agent:
                 or procfs.scheduling_of(helper.pid) != self.scheduling
             ):
                 helper.stop()
+        if self.javac.running() and not self.javac.usable(self.limits, self.scheduling):
+            self.javac.stop()
         if procfs.limits_of(0) != self.limits:
             self.tainted = "resource limits of the judge were changed"
         elif not self._restore_scheduling():
@@ -763,7 +824,7 @@ class Agent:
         started again when next needed.
         """
         for _ in range(100):
-            keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
+            keep = self._judge_pids()
             others = [pid for pid in procfs.all_pids() if pid not in keep]
             if not others:
                 return
@@ -787,6 +848,8 @@ class Agent:
                 if pid == helper.pid:
                     helper.pid = 0
                     helper.stop()
+            if pid == self.javac.pid:
+                self.javac.forget()
 
     # ---- reset --------------------------------------------------------------------------
     def reset(self) -> str:
@@ -816,7 +879,7 @@ class Agent:
                     helper.start()
                 except HelperError as error:
                     problems.append(str(error))
-        keep = {os.getpid(), *(helper.pid for helper in self._helpers())}
+        keep = self._judge_pids()
         leftover = [pid for pid in procfs.all_pids() if pid not in keep]
         if leftover:
             problems.append(f"processes survived the reset: {leftover}")

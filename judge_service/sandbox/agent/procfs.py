@@ -141,6 +141,7 @@ def run_delay_ms(pids: list[int]) -> float:
 
 
 # cgroup v1, then v2: the sandbox's own cgroup (it runs in a private cgroup namespace).
+CGROUP_MEMORY_MAX = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 CGROUP_CPU = ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "/sys/fs/cgroup/cpu.stat")
 
 
@@ -154,6 +155,19 @@ def cgroup_cpu_s() -> float | None:
         if path.endswith("cpu.stat"):
             return field_kb(data, b"usage_usec") / 1e6  # a plain integer field, like the KBs
         return int(data) / 1e9
+    return None
+
+
+def cgroup_memory_max_kb() -> int | None:
+    """The sandbox cgroup's memory cap (cgroup v2, then v1), or ``None`` when there is none."""
+    for path in CGROUP_MEMORY_MAX:
+        try:
+            data = read_file(path).strip()
+        except OSError:
+            continue
+        if data == b"max" or not data.isdigit():
+            return None
+        return int(data) // 1024
     return None
 
 

@@ -52,6 +52,8 @@ class CompileSpec(TypedDict):
     env: dict[str, str]
     artifacts: list[str]
     limits: Limits
+    # A warm compiler the agent keeps running for this command ("javac"), when it may use one.
+    server: NotRequired[str]
 
 
 class CheckerSpec(TypedDict):
