@@ -3,9 +3,12 @@ appended to the program as a job of its own, and their results make the job's.""
 
 from __future__ import annotations
 
+import pytest
+
 from judge_service.sandbox import _appended
 from judge_service.sandbox._jobs import agent_header
 from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import InvalidJobError
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import (
     CompileResult,
@@ -16,7 +19,7 @@ from judge_service.sandbox.models import (
 )
 from judge_service.sandbox.validation import validate_job
 
-SETTINGS = SandboxConfig(sandboxes_per_language=1)
+SETTINGS = SandboxConfig(sandboxes_per_language=1, appended_asserts=True)
 CODE = "fn add(a: i64, b: i64) -> i64 { a + b }\n"
 TESTS = [{"code": "fn main() { assert_eq!(add(2, 3), 5); }"}, {"code": "fn main() {}"}]
 
@@ -40,6 +43,11 @@ def _result(verdict: Verdict, compiled: bool = True) -> JobResult:
     )
 
 
+def test_the_mode_is_off_unless_the_service_turns_it_on() -> None:
+    with pytest.raises(InvalidJobError, match="JUDGE_APPENDED_ASSERTS"):
+        validate_job(_job(), SandboxConfig())
+
+
 def test_an_assert_job_of_an_appending_language_needs_no_entry_point() -> None:
     assert validate_job(_job(), SETTINGS).appends_asserts
     assert _appended.appends_tests(_job())
@@ -56,7 +64,9 @@ def test_each_test_is_the_program_with_that_test_after_it() -> None:
 
 def test_the_agent_runs_the_whole_program_as_a_suite() -> None:
     """Its exit status is the verdict (rust: 101, a panic); the test code is not sent again."""
-    header, _ = agent_header(_appended.whole_program(_job(), 0), LANGUAGES["rust"], SETTINGS, None)
+    header, _, _ = agent_header(
+        _appended.whole_program(_job(), 0), LANGUAGES["rust"], SETTINGS, None
+    )
     assert header["mode"] == "stdin" and header["tests"] == [{"input": ""}]
     assert header["suite_failure_exit"] == 101
     assert "assert_eq!(add(2, 3), 5)" in header["source"]
