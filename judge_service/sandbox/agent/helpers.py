@@ -13,10 +13,10 @@ import array
 import json
 import os
 import select
-import signal
 import socket
 from typing import Any
 
+from judge_service.sandbox.agent import procfs
 from judge_service.sandbox.agent.procfs import process_state
 
 MESSAGE_LIMIT = 1 << 16
@@ -110,11 +110,7 @@ class Helper:
         if self.channel is not None:
             self.channel.close()
         if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+            procfs.kill_and_reap(self.pid)
         self.channel, self.pid = None, 0
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import struct
 import time
 from dataclasses import dataclass
@@ -291,11 +290,7 @@ class JavacServer:
                 os.close(fd)
         self.to_server = self.from_server = -1
         if self.pid:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+            procfs.kill_and_reap(self.pid)
         self.pid = 0
 
 

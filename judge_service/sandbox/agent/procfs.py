@@ -60,6 +60,15 @@ def kill(pid: int) -> None:
         pass
 
 
+def kill_and_reap(pid: int) -> None:
+    """SIGKILL a child of this process and wait for it (gone already: nothing to do)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
 def read_file(path: str, size: int = 1 << 16) -> bytes:
     """The first ``size`` bytes of a /proc or cgroup file. Raw: ``open()`` builds a buffered
     text stream per call, ten times the cost of the read itself, and the watch loop reads

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Generic, TypeVar
 
-from judge_service.sandbox.agent import wire
+from judge_service.sandbox.agent import wire, workdir
 
 Value = TypeVar("Value")
 # What the agent keeps of one content: its bytes, or (from SEAL_FROM bytes) a sealed memfd
@@ -123,15 +123,7 @@ def keep(data: bytes) -> Kept:
 def content(kept: Kept) -> bytes:
     if isinstance(kept, bytes):
         return kept
-    size = os.fstat(kept).st_size
-    chunks, offset = [], 0
-    while offset < size:
-        chunk = os.pread(kept, min(1 << 20, size - offset), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
+    return workdir.read_memfd(kept, os.fstat(kept).st_size)
 
 
 def reader(fd: int) -> int:
