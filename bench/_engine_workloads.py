@@ -71,9 +71,10 @@ def _tests(items: int, seed: int) -> list[dict[str, str]]:
     return tests
 
 
-def _plain_loop_ms(language: str, tests: list[dict[str, str]], prefix: str, rounds: int) -> float:
-    """Milliseconds for the program to run on every input, timed inside one throwaway container
-    of the language's image (compiled once, outside the timing): the floor the judge adds to."""
+def plain_loop_output(language: str, tests: list[dict[str, str]], prefix: str, loop: str) -> str:
+    """What ``loop`` prints, run by ``sh`` inside one throwaway container of the language's
+    image after the program is compiled (outside any timing), with the inputs at
+    ``/data/in*`` and ``RUN`` the command that runs the program."""
     spec = LANGUAGES[language]
     code = SUM_PROGRAMS[language]
     with tempfile.TemporaryDirectory() as directory:
@@ -84,33 +85,28 @@ def _plain_loop_ms(language: str, tests: list[dict[str, str]], prefix: str, roun
         compile_step = " ".join(spec.compile_command(code)) or "true"
         run = " ".join(spec.main_argv(code, 256))
         script = (
-            f"cp /data/{spec.source_file(code)} /work/ && cd /work && {compile_step} >/dev/null && "
-            f"for r in $(seq {rounds}); do t0=$(date +%s%N); "
-            f"for f in /data/in*; do {run} < $f > /dev/null; done; "
-            "t1=$(date +%s%N); echo $(( (t1 - t0) / 1000 )); done"
+            f"cp /data/{spec.source_file(code)} /work/ && cd /work && {compile_step} >/dev/null"
+            f" && RUN='{run}' && {loop}"
         )
-        output = subprocess.run(
-            [
-                "docker",
-                "run",
-                "--rm",
-                "--network",
-                "none",
-                "-v",
-                f"{directory}:/data:ro",
-                "--tmpfs",
-                "/work:exec",
-                "--tmpfs",
-                "/tmp:exec",
-                image_tag(language, prefix),
-                "sh",
-                "-c",
-                script,
-            ],
+        return subprocess.run(
+            ["docker", "run", "--rm", "--network", "none", "-v", f"{directory}:/data:ro"]
+            + ["--tmpfs", "/work:exec", "--tmpfs", "/tmp:exec", image_tag(language, prefix)]
+            + ["sh", "-c", script],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
+
+
+def _plain_loop_ms(language: str, tests: list[dict[str, str]], prefix: str, rounds: int) -> float:
+    """Milliseconds for the program to run on every input, timed inside one throwaway container
+    of the language's image (compiled once, outside the timing): the floor the judge adds to."""
+    loop = (
+        f"for r in $(seq {rounds}); do t0=$(date +%s%N); "
+        "for f in /data/in*; do $RUN < $f > /dev/null; done; "
+        "t1=$(date +%s%N); echo $(( (t1 - t0) / 1000 )); done"
+    )
+    output = plain_loop_output(language, tests, prefix, loop)
     return min(int(line) for line in output.split()) / 1000.0
 
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 
-from _engine_workloads import SIZES, SUM_PROGRAMS, _tests  # bench/, beside this file
+from _engine_workloads import (  # bench/, beside this file
+    SIZES,
+    SUM_PROGRAMS,
+    _tests,
+    plain_loop_output,
+)
 
 from judge_service.sandbox.config import SandboxConfig
-from judge_service.sandbox.images import image_tag
-from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import Job, Verdict
 from judge_service.sandbox.pool import SandboxPool
 
@@ -56,28 +56,11 @@ def shim_cpu_s(container: str) -> float:
 
 def plain_loop_cpu_s(language: str, tests: list[dict[str, str]], rounds: int, prefix: str) -> float:
     """The least CPU of ``rounds`` runs of the program over every input (compiled once)."""
-    spec = LANGUAGES[language]
-    code = SUM_PROGRAMS[language]
-    with tempfile.TemporaryDirectory() as directory:
-        data = Path(directory)
-        (data / spec.source_file(code)).write_text(code)
-        for index, test in enumerate(tests):
-            (data / f"in{index:02d}").write_text(test["input"])
-        compile_step = " ".join(spec.compile_command(code)) or "true"
-        run = " ".join(spec.main_argv(code, 256))
-        script = (
-            f"cp /data/{spec.source_file(code)} /work/ && cd /work && {compile_step} >/dev/null"
-            f" && for r in $(seq {rounds}); do times; for f in /data/in*; do {run} < $f"
-            " > /dev/null; done; done; times"
-        )
-        output = subprocess.run(
-            ["docker", "run", "--rm", "--network", "none", "-v", f"{directory}:/data:ro"]
-            + ["--tmpfs", "/work:exec", "--tmpfs", "/tmp:exec", image_tag(language, prefix)]
-            + ["sh", "-c", script],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+    loop = (
+        f"for r in $(seq {rounds}); do times; for f in /data/in*; do $RUN < $f > /dev/null;"
+        " done; done; times"
+    )
+    output = plain_loop_output(language, tests, prefix, loop)
 
     def seconds(token: str) -> float:
         minutes, secs = token.rstrip("s").split("m")
