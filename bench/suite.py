@@ -10,9 +10,15 @@ Workloads (``--only`` names): ``humaneval`` (assert mode against the bare floor)
 the inputs in the same image), ``http`` (``/v1/judge`` against the engine, ``/run_code``
 against ``/v1/judge``), ``submit`` (SandboxFusion's ``/submit`` against ``/v1/judge``),
 ``duplicates`` (a batch half of whose items repeat), ``complexity`` (seconds per candidate of
-the static and the empirical judge), ``celery`` (two workers against one) and ``javac``
-(HumanEval-X's 164 Java programs compiled on the warm javac against plain javac per job, one
-round of each: plain javac takes minutes).
+the static and the empirical judge), ``served`` (the fallback model server with the tiny test
+model, built on the spot: 16 concurrent requests batched against one at a time, with random
+weights and fitted), ``celery`` (two workers against one) and ``javac`` (HumanEval-X's 164
+Java programs compiled on the warm javac against plain javac per job, one round of each: plain
+javac takes minutes).
+
+``--old CHECKOUT`` adds, to the ``submit`` workload, issue 17's ``/submit`` workload against
+the service of an older checkout (``--old-prefix``: its images, ``deb12-`` by default), the two
+services taking turns in this run (``bench/submit_ab.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules be
 import _engine_workloads as engine  # noqa: E402
 import _http_workloads as http  # noqa: E402
 import java_compile  # noqa: E402
+import submit_ab  # noqa: E402
+from _served_workload import served  # noqa: E402
 from _table import Row, markdown  # noqa: E402
 
 from complexity_model.empirical import EmpiricalComplexityJudge  # noqa: E402
@@ -46,6 +54,7 @@ WORKLOADS = (
     "submit",
     "duplicates",
     "complexity",
+    "served",
     "celery",
     "javac",
 )
@@ -92,7 +101,9 @@ def complexity_rows(pool: SandboxPool) -> list[Row]:
     ]
 
 
-def run(only: set[str], rounds: int, sandboxes: int) -> list[Row]:
+def run(
+    only: set[str], rounds: int, sandboxes: int, old: Path | None, old_prefix: str | None
+) -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as directory:
         if only & {"humaneval", "stdin", "complexity"}:
@@ -107,6 +118,10 @@ def run(only: set[str], rounds: int, sandboxes: int) -> list[Row]:
                     rows += complexity_rows(pool)
         if only & {"http", "submit", "duplicates"}:
             rows += http.http(directory, sandboxes, rounds, only)
+        if "submit" in only and old is not None:
+            rows.append(submit_ab.row(old, old_prefix, rounds + 1, sandboxes))
+        if "served" in only:
+            rows += [served(rounds, fitted=False), served(rounds, fitted=True)]
         if "celery" in only:
             rows.append(http.celery(directory, sandboxes, rounds))
         if "javac" in only:
@@ -120,16 +135,20 @@ def main() -> None:
     parser.add_argument("--sandboxes", type=int, default=2, help="per language and process")
     parser.add_argument("--only", default=",".join(WORKLOADS), help="comma-separated workloads")
     parser.add_argument("--out", type=Path, help="also write the table (Markdown) here")
+    parser.add_argument("--old", type=Path, help="submit: also against this older checkout")
+    parser.add_argument("--old-prefix", default="deb12-", help="--old's images ('': its own)")
     args = parser.parse_args()
     only = {name.strip() for name in args.only.split(",") if name.strip()}
     unknown = only - set(WORKLOADS)
     if unknown:
         parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {', '.join(WORKLOADS)}")
     started = time.monotonic()
-    rows = run(only, args.rounds, args.sandboxes)
+    load_before = submit_ab.load()
+    rows = run(only, args.rounds, args.sandboxes, args.old, args.old_prefix or None)
     heading = (
         f"`judge bench` on {datetime.date.today().isoformat()}, {platform.node()}, "
-        f"{args.rounds} rounds, best round of each side ({time.monotonic() - started:.0f} s)"
+        f"{args.rounds} rounds, best round of each side ({time.monotonic() - started:.0f} s)\n\n"
+        f"Load before: `{load_before}`; after: `{submit_ab.load()}`"
     )
     table = f"{heading}\n\n{markdown(rows)}\n"
     print(table)
