@@ -142,6 +142,8 @@ def main() -> None:
     unknown = only - set(WORKLOADS)
     if unknown:
         parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {', '.join(WORKLOADS)}")
+    if args.old is not None and not (args.old / "judge_service").is_dir():
+        parser.error(f"--old {args.old}: not a checkout of this project (no judge_service/)")
     started = time.monotonic()
     load_before = submit_ab.load()
     rows = run(only, args.rounds, args.sandboxes, args.old, args.old_prefix or None)

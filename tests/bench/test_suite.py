@@ -40,3 +40,14 @@ def test_an_unknown_workload_is_refused_before_anything_runs() -> None:
     )
     assert run.returncode == 2
     assert "unknown workload(s) ['nonsense']" in run.stderr
+
+
+def test_an_old_checkout_that_is_not_one_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "suite.py"), "--only", "submit", "--old", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    assert f"--old {tmp_path}: not a checkout of this project" in run.stderr
