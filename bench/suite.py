@@ -39,7 +39,7 @@ import _http_workloads as http  # noqa: E402
 import java_compile  # noqa: E402
 import submit_ab  # noqa: E402
 from _served_workload import served  # noqa: E402
-from _table import Row, markdown  # noqa: E402
+from _table import BEGIN, Row, markdown, replace_block  # noqa: E402
 
 from complexity_model.empirical import EmpiricalComplexityJudge  # noqa: E402
 from complexity_model.empirical.problems import BENCHMARK, problem_of  # noqa: E402
@@ -135,6 +135,9 @@ def main() -> None:
     parser.add_argument("--sandboxes", type=int, default=2, help="per language and process")
     parser.add_argument("--only", default=",".join(WORKLOADS), help="comma-separated workloads")
     parser.add_argument("--out", type=Path, help="also write the table (Markdown) here")
+    parser.add_argument(
+        "--readme", type=Path, help="also put the table between this file's judge bench markers"
+    )
     parser.add_argument("--old", type=Path, help="submit: also against this older checkout")
     parser.add_argument("--old-prefix", default="deb12-", help="--old's images ('': its own)")
     args = parser.parse_args()
@@ -144,6 +147,8 @@ def main() -> None:
         parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {', '.join(WORKLOADS)}")
     if args.old is not None and not (args.old / "judge_service").is_dir():
         parser.error(f"--old {args.old}: not a checkout of this project (no judge_service/)")
+    if args.readme is not None and BEGIN not in args.readme.read_text():
+        parser.error(f"--readme {args.readme}: no {BEGIN} marker")
     started = time.monotonic()
     load_before = submit_ab.load()
     rows = run(only, args.rounds, args.sandboxes, args.old, args.old_prefix or None)
@@ -156,6 +161,8 @@ def main() -> None:
     print(table)
     if args.out:
         args.out.write_text(table)
+    if args.readme:
+        args.readme.write_text(replace_block(args.readme.read_text(), table))
 
 
 if __name__ == "__main__":
