@@ -140,12 +140,17 @@ def row(old_checkout: Path, old_prefix: str | None, rounds: int, sandboxes: int)
         sandboxes,
         same_code=False,
     )
+    commit = subprocess.run(
+        ["git", "-C", str(old_checkout), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     return Row(
         "/submit, C++ sum, 20 tests of 10,000 to 200,000 integers, against older code",
         min(result.new_s),
         min(result.old_s),
         "s",
-        f"{old_checkout.name} on {old_prefix or 'its'} images, same run",
+        f"{commit or old_checkout.name} on {old_prefix or 'its own'} images, same run",
         f"python bench/submit_ab.py --old {old_checkout}",
         higher_is_better=False,
         goal="<= 0.5x",

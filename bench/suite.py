@@ -30,6 +30,8 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules beside this file
@@ -101,31 +103,62 @@ def complexity_rows(pool: SandboxPool) -> list[Row]:
     ]
 
 
+class Stopwatch:
+    """Seconds each workload took: the heading names them, so a slow one shows."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - started
+        print(f"judge bench: {name} took {self.seconds[name]:.0f} s", file=sys.stderr, flush=True)
+
+    def summary(self) -> str:
+        return ", ".join(f"{name} {seconds:.0f} s" for name, seconds in self.seconds.items())
+
+
 def run(
-    only: set[str], rounds: int, sandboxes: int, old: Path | None, old_prefix: str | None
+    only: set[str],
+    rounds: int,
+    sandboxes: int,
+    old: Path | None,
+    old_prefix: str | None,
+    timed: Stopwatch,
 ) -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as directory:
         if only & {"humaneval", "stdin", "complexity"}:
             with engine.open_pool(sandboxes) as pool:
                 if "humaneval" in only:
-                    rows.append(engine.humaneval(pool, rounds))
+                    with timed("humaneval"):
+                        rows.append(engine.humaneval(pool, rounds))
                 if "stdin" in only:
-                    for language in ("python", "cpp", "java"):
-                        for size in engine.SIZES:
-                            rows.append(engine.stdin(pool, language, size, rounds))
+                    with timed("stdin"):
+                        for language in ("python", "cpp", "java"):
+                            for size in engine.SIZES:
+                                rows.append(engine.stdin(pool, language, size, rounds))
                 if "complexity" in only:
-                    rows += complexity_rows(pool)
-        if only & {"http", "submit", "duplicates"}:
-            rows += http.http(directory, sandboxes, rounds, only)
+                    with timed("complexity"):
+                        rows += complexity_rows(pool)
+        served_by_http = [name for name in ("http", "submit", "duplicates") if name in only]
+        if served_by_http:  # one service for the three
+            with timed("+".join(served_by_http)):
+                rows += http.http(directory, sandboxes, rounds, only)
         if "submit" in only and old is not None:
-            rows.append(submit_ab.row(old, old_prefix, rounds + 1, sandboxes))
+            with timed("submit --old"):
+                rows.append(submit_ab.row(old, old_prefix, rounds + 1, sandboxes))
         if "served" in only:
-            rows += [served(rounds, fitted=False), served(rounds, fitted=True)]
+            with timed("served"):
+                rows += [served(rounds, fitted=False), served(rounds, fitted=True)]
         if "celery" in only:
-            rows.append(http.celery(directory, sandboxes, rounds))
+            with timed("celery"):
+                rows.append(http.celery(directory, sandboxes, rounds))
         if "javac" in only:
-            rows.append(java_compile.measure(1, sandboxes, java_compile.PROGRAMS)[0])
+            with timed("javac"):
+                rows.append(java_compile.measure(1, sandboxes, java_compile.PROGRAMS)[0])
     return rows
 
 
@@ -150,11 +183,16 @@ def main() -> None:
     if args.readme is not None and BEGIN not in args.readme.read_text():
         parser.error(f"--readme {args.readme}: no {BEGIN} marker")
     started = time.monotonic()
+    began = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load_before = submit_ab.load()
-    rows = run(only, args.rounds, args.sandboxes, args.old, args.old_prefix or None)
+    timed = Stopwatch()
+    rows = run(only, args.rounds, args.sandboxes, args.old, args.old_prefix or None, timed)
+    command = f"judge bench --rounds {args.rounds}"
+    command += f" --only {args.only}" if only != set(WORKLOADS) else ""
+    command += f" --old {args.old}" if args.old else ""
     heading = (
-        f"`judge bench` on {datetime.date.today().isoformat()}, {platform.node()}, "
-        f"{args.rounds} rounds, best round of each side ({time.monotonic() - started:.0f} s)\n\n"
+        f"`{command}` on {began}, {platform.node()}, best round of "
+        f"each side; {time.monotonic() - started:.0f} s in all ({timed.summary()}).\n\n"
         f"Load before: `{load_before}`; after: `{submit_ab.load()}`"
     )
     table = f"{heading}\n\n{markdown(rows)}\n"
