@@ -81,6 +81,12 @@ class Settings(SandboxConfig):
     )
     max_batch: int = Field(4096, ge=1, description="Most submissions in one request.")
     max_body_bytes: int = Field(256 << 20, ge=1024, description="Largest request body.")
+    inline_problems_mb: int = Field(
+        256,
+        ge=0,
+        description="Memory for the inline problems an API process keeps, so that clients name a "
+        "problem they sent before by its problem_hash instead of sending it again (0: none kept).",
+    )
     max_completion_chars: int = Field(
         1 << 20,
         ge=1,
