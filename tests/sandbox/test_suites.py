@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (programs in other languages)
-"""The test-framework languages (go_test, rust_test, d_ut, pytest, gtest): the program is a test
+"""The test-framework languages (go_test, rust_test, d_ut, pytest, gtest, junit, jest): the program is a test
 suite, judged by its exit status as SandboxFusion reports it: a passing suite is AC (exit 0), a
 failing one WA (the framework's "tests failed" status), a crash RE, a loop TLE; what it prints is
 never compared with an expected output."""
@@ -25,6 +25,12 @@ _RUST = "__BODY__\n"
 _D = "__BODY__\nvoid main() {}\n"
 _PY = "__BODY__\n"
 _CPP = "#include <gtest/gtest.h>\n#include <csignal>\n__BODY__\n"
+# SandboxFusion's junit takes the classes under test and the test class in one file (named
+# after its public class); its jest a TypeScript test file.
+_JAVA = "import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n\n__BODY__\n"
+_JEST = "import { describe, expect, test } from '@jest/globals';\n\n__BODY__\n"
+_JAVA_ADD = "class Calc {{ static int add(int a, int b) {{ return {}; }} }}\n\npublic class CalcTest {{\n    @Test void adds() {{ assertEquals(3, Calc.add(1, 2)); }}\n    @Test void zero() {{ assertEquals(0, Calc.add(0, 0)); }}\n}}"
+_JEST_ADD = "function add(a: number, b: number): number {{ return {}; }}\n\ndescribe('add', () => {{\n  test('adds', () => {{ expect(add(1, 2)).toBe(3); }});\n  test('zero', () => {{ expect(add(0, 0)).toBe(0); }});\n}});"
 
 SUITES: dict[str, tuple[str, str, str, str, str]] = {
     "go_test": (
@@ -61,6 +67,20 @@ SUITES: dict[str, tuple[str, str, str, str, str]] = {
         "int add(int a, int b) { return a * b; }\n\nTEST(Add, Adds) { EXPECT_EQ(add(1, 2), 3); }\nTEST(Add, Zero) { EXPECT_EQ(add(0, 0), 0); }",
         "TEST(Crash, Segv) { std::raise(SIGSEGV); }",
         "TEST(Loop, Spins) { volatile unsigned long x = 0; for (;;) x = x + 1; }",
+    ),
+    "junit": (
+        _JAVA,
+        _JAVA_ADD.format("a + b"),
+        _JAVA_ADD.format("a * b"),
+        "public class CrashTest {\n    @Test void crash() { Runtime.getRuntime().halt(3); }\n}",
+        "public class LoopTest {\n    static long sink;\n    @Test void spin() { for (;;) sink++; }\n}",
+    ),
+    "jest": (
+        _JEST,
+        _JEST_ADD.format("a + b"),
+        _JEST_ADD.format("a * b"),
+        "test('crash', () => { process.kill(process.pid, 'SIGSEGV'); });",
+        "test('loop', () => { let x = 0; for (;;) { x = (x + 1) | 0; } });",
     ),
 }
 
@@ -126,3 +146,80 @@ def test_a_pytest_suite_that_does_not_parse_is_a_runtime_error(pool: SandboxPool
     result = _judge(pool, "pytest", SUITES["pytest"][1] + "\ndef broken(:\n")
     assert result.verdict is Verdict.RE, result
     assert result.tests[0].exit_code == 2
+
+
+# ---- junit and jest: limits, SandboxFusion's file layout, no vacuous suite -------------------
+
+# Each holds a test that allocates past any limit and one that prints past the output limit.
+HOGS = {
+    "junit": (
+        "import java.util.*;\npublic class HogTest {\n    @Test void hog() {\n"
+        "        List<long[]> kept = new ArrayList<>();\n"
+        "        for (;;) kept.add(new long[1 << 20]);\n    }\n}",
+        "public class FloodTest {\n    @Test void flood() {\n"
+        '        String line = "y".repeat(1023);\n'
+        "        for (;;) System.out.println(line);\n    }\n}",
+    ),
+    "jest": (
+        "test('hog', () => { const kept: number[][] = []; for (;;) kept.push(new Array(1 << 20).fill(1)); });",
+        "test('flood', () => { const line = 'y'.repeat(1023) + '\\n'; for (;;) process.stdout.write(line); });",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(HOGS))
+def test_a_suite_over_the_memory_limit_is_mle(pool: SandboxPool, language: str) -> None:
+    result = _judge(pool, language, HOGS[language][0], memory_limit_mb=256)
+    assert result.verdict is Verdict.MLE, result
+
+
+@pytest.mark.parametrize("language", sorted(HOGS))
+def test_a_suite_over_the_output_limit_is_ole(pool: SandboxPool, language: str) -> None:
+    result = _judge(pool, language, HOGS[language][1], output_limit_kb=1024)
+    assert result.verdict is Verdict.OLE, result
+
+
+def test_a_junit_suite_tests_a_class_sent_in_another_file(pool: SandboxPool) -> None:
+    """SandboxFusion compiles every .java file it was sent (``files``) with the suite."""
+    suite = _JAVA.replace(
+        "__BODY__",
+        "public class TwiceTest {\n    @Test void twice() { assertEquals(6, Twice.of(3)); }\n}",
+    )
+    for body, verdict in (("2 * x", Verdict.AC), ("x + 2", Verdict.WA)):
+        helper = f"public class Twice {{ static int of(int x) {{ return {body}; }} }}\n"
+        job = Job(
+            language="junit",
+            code=suite,
+            tests=[{"input": ""}],
+            files={"Twice.java": helper.encode()},
+            limits=LIMITS,
+        )
+        assert pool.judge(job).verdict is verdict
+
+
+@pytest.mark.parametrize(
+    ("language", "body"),
+    [
+        ("junit", "public class Solution { static int add(int a, int b) { return a + b; } }"),
+        ("jest", "export function add(a: number, b: number): number { return a + b; }"),
+    ],
+)
+def test_a_suite_without_tests_is_not_accepted(
+    pool: SandboxPool, language: str, body: str
+) -> None:
+    """A program that drops its tests must not pass as a suite that ran them all."""
+    result = _judge(pool, language, body)
+    assert result.verdict in (Verdict.WA, Verdict.RE), result
+    assert result.tests[0].exit_code != 0
+
+
+def test_jest_runs_plain_javascript_and_commonjs_requires(pool: SandboxPool) -> None:
+    """A test file without types, using require and the image's npm packages, as SandboxFusion
+    runs one (its .test.ts also takes plain JavaScript)."""
+    code = (
+        "const _ = require('lodash');\nconst assert = require('assert');\n\n"
+        "test('sum', () => {\n  assert.strictEqual(_.sum([1, 2, 3]), 6);\n  expect([3, 1, 2].toSorted()).toEqual([1, 2, 3]);\n});\n"
+    )
+    job = Job(language="jest", code=code, tests=[{"input": ""}], limits=LIMITS)
+    result = pool.judge(job)
+    assert result.verdict is Verdict.AC, result
