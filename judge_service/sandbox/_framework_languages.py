@@ -5,8 +5,8 @@ SandboxFusion's runners take, so the same request bodies work unchanged:
 - junit: the code holds the classes under test and the test class; the file is named after its
   public class (``Main.java`` without one), other ``.java`` files sent with it compile too, and
   the console launcher scans the class path for tests;
-- jest: the code is a TypeScript test file (SandboxFusion writes ``*.test.ts`` and runs jest
-  through Babel's TypeScript preset), with jest's globals and ``@jest/globals``.
+- jest: the code is a TypeScript (or JavaScript) test file (SandboxFusion writes ``*.test.ts``
+  and runs jest through Babel's TypeScript preset), with jest's globals and ``@jest/globals``.
 
 The suite's exit status is its verdict, as for the other test-suite languages (see
 ``LanguageSpec.suite_failure_exit``)."""
@@ -49,6 +49,9 @@ def javac_argv(*class_path: str) -> tuple[str, ...]:
 # Debian's junit5: the console launcher with the Jupiter (JUnit 5) and Vintage (JUnit 4) engines
 # and the API classes in one jar.
 JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
+# The launcher's classes, archived at image build (sandbox_images/java/JunitWarmupTest.java):
+# 0.37 s of CPU per suite instead of 0.59 s.
+JUNIT_CLASS_ARCHIVE = "/opt/judge/junit.jsa"
 
 JUNIT = LanguageSpec(
     name="junit",
@@ -65,6 +68,7 @@ JUNIT = LanguageSpec(
     run_argv=(
         "/usr/bin/java",
         *JVM_RUN_OPTIONS,
+        f"-XX:SharedArchiveFile={JUNIT_CLASS_ARCHIVE}",
         "-jar",
         JUNIT_JAR,
         "execute",
@@ -83,11 +87,12 @@ JUNIT = LanguageSpec(
     suite_failure_exit=1,
 )
 
-# The image's jest and Babel (sandbox_images/javascript/Dockerfile) and the two files that
-# drive them: jest-compile.js turns the TypeScript test file into CommonJS (a syntax error is
-# CE, and jest then runs without a transform); jest.config.js keeps jest in one process
-# (--runInBand, no watchman, no `find` child), its cache in /work and its module search on
-# the image's npm packages.
+# The image's jest (sandbox_images/javascript/Dockerfile) and its config, jest.config.js, which
+# keeps jest in one process (--runInBand, no watchman, no `find` child), its cache in /work and
+# its module search on the image's npm packages. esbuild (Debian's static binary) first strips
+# the test file's types and turns its imports into require(), as SandboxFusion's Babel
+# TypeScript preset does: a syntax error is CE, and jest runs without a transform. esbuild
+# instead of Babel: 10 ms of compile CPU instead of 360 ms (bench/suite_startup.py).
 _JEST_HOME = "/opt/judge/jest"
 
 JEST = LanguageSpec(
@@ -97,7 +102,15 @@ JEST = LanguageSpec(
     version="Jest 29 on Node 20",
     image="javascript",
     source_name="main.test.ts",
-    compile_argv=("/usr/bin/node", f"{_JEST_HOME}/compile.js", "{source}", "main.test.js"),
+    compile_argv=(
+        "/usr/bin/esbuild",
+        "{source}",
+        "--outfile=main.test.js",
+        "--format=cjs",
+        "--platform=node",
+        "--target=node20",
+        "--log-level=warning",
+    ),
     artifacts=("main.test.js",),
     run_argv=(
         "/usr/bin/node",

@@ -204,9 +204,7 @@ def test_a_junit_suite_tests_a_class_sent_in_another_file(pool: SandboxPool) -> 
         ("jest", "export function add(a: number, b: number): number { return a + b; }"),
     ],
 )
-def test_a_suite_without_tests_is_not_accepted(
-    pool: SandboxPool, language: str, body: str
-) -> None:
+def test_a_suite_without_tests_is_not_accepted(pool: SandboxPool, language: str, body: str) -> None:
     """A program that drops its tests must not pass as a suite that ran them all."""
     result = _judge(pool, language, body)
     assert result.verdict in (Verdict.WA, Verdict.RE), result

@@ -1,5 +1,5 @@
 // jest for the judge's `jest` language (judge_service/sandbox/_framework_languages.py): the
-// suite is /work/main.test.js, which jest-compile.js wrote from the program, so jest needs no
+// suite is /work/main.test.js, which esbuild compiled from the program, so jest needs no
 // transform. The sandbox's root is read-only and /work its only writable directory besides
 // /tmp: jest's cache goes in /work (cleared with the job), and jest runs in one process
 // (no watchman, no `find` child for the file crawl, no workers).
