@@ -10,6 +10,10 @@ from typing import Any
 
 import pytest
 
+from judge_service.sandbox._framework_languages import JUNIT_JAR
+from judge_service.sandbox._jobs import compile_spec
+from judge_service.sandbox.agent import javac_server
+from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
@@ -221,3 +225,13 @@ def test_jest_runs_plain_javascript_and_commonjs_requires(pool: SandboxPool) -> 
     job = Job(language="jest", code=code, tests=[{"input": ""}], limits=LIMITS)
     result = pool.judge(job)
     assert result.verdict is Verdict.AC, result
+
+
+def test_junit_compiles_on_the_warm_javac_with_junit_on_its_class_path() -> None:
+    code = _JAVA.replace("__BODY__", _JAVA_ADD.format("a + b"))
+    job = Job(language="junit", code=code, tests=[{"input": ""}])
+    frame = compile_spec(job, LANGUAGES["junit"], SandboxConfig())
+    assert frame["server"] == "javac"
+    assert javac_server.serves(frame["argv"], frame["limits"]["memory_kb"])
+    assert frame["argv"][-1] == "CalcTest.java"
+    assert f"/work:{JUNIT_JAR}" in frame["argv"]
