@@ -78,6 +78,10 @@ JUNIT = LanguageSpec(
         "--class-path",
         "/work",
         "--scan-class-path",
+        # Every class's tests, whatever its name: by default the launcher runs only classes
+        # named *Test, *Tests or Test* (SandboxFusion's too), and a suite in a class named
+        # otherwise would find no test and pass there without running one.
+        "--include-classname=.*",
         # A suite with no test is exit 2 (RE), never a vacuous AC.
         "--fail-if-no-tests",
     ),
@@ -121,6 +125,9 @@ JEST = LanguageSpec(
         f"{_JEST_HOME}/jest.config.js",
         "--runInBand",
         "--ci",
+        # Done when the tests are: a timer or socket a test left open would otherwise keep jest
+        # waiting until the time limit.
+        "--forceExit",
     ),
     # jest's own modules (its runtime, expect, the node environment) on top of node's.
     rss_allowance_mb=128,

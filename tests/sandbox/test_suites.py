@@ -235,3 +235,70 @@ def test_junit_compiles_on_the_warm_javac_with_junit_on_its_class_path() -> None
     assert javac_server.serves(frame["argv"], frame["limits"]["memory_kb"])
     assert frame["argv"][-1] == "CalcTest.java"
     assert f"/work:{JUNIT_JAR}" in frame["argv"]
+
+
+# Each (a suite, its verdict): what SandboxFusion's file layout allows beyond the common case.
+FRAMEWORK_CASES = [
+    # A test class of any name runs (the launcher's default runs only *Test, *Tests, Test*).
+    pytest.param(
+        "junit",
+        "import org.junit.jupiter.api.Test;\nclass Checks {\n  @Test void sum() { assert 1 + 1 == 2; }\n}\n",
+        Verdict.AC,
+        id="junit-any-class-name",
+    ),
+    # Java's assert counts: the launcher runs with -ea.
+    pytest.param(
+        "junit",
+        "import org.junit.jupiter.api.Test;\nclass Checks {\n  @Test void sum() { assert 1 + 1 == 3; }\n}\n",
+        Verdict.WA,
+        id="junit-assert-keyword",
+    ),
+    # JUnit 4 suites run on the Vintage engine.
+    pytest.param(
+        "junit",
+        "import org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class OldTest {\n  @Test public void adds() { assertEquals(3, 1 + 2); }\n}\n",
+        Verdict.AC,
+        id="junit4",
+    ),
+    pytest.param(
+        "junit",
+        "import org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class OldTest {\n  @Test public void adds() { assertEquals(4, 1 + 2); }\n}\n",
+        Verdict.WA,
+        id="junit4-failing",
+    ),
+    # A failing set-up fails the suite.
+    pytest.param(
+        "junit",
+        "import org.junit.jupiter.api.*;\nclass Checks {\n  @BeforeAll static void setUp() { throw new IllegalStateException(); }\n  @Test void runs() { }\n}\n",
+        Verdict.WA,
+        id="junit-failing-setup",
+    ),
+    # A timer left running does not keep jest (--forceExit) until the time limit.
+    pytest.param(
+        "jest",
+        "test('t', () => { setInterval(() => {}, 1000); expect(1).toBe(1); });\n",
+        Verdict.AC,
+        id="jest-open-handle",
+    ),
+    pytest.param(
+        "jest",
+        "enum Color { Red, Green }\ninterface P { x: number }\nconst p: P = { x: Color.Green };\n"
+        "test.each([[1, 1]])('enum %i', (a, b) => { expect(p.x).toBe(a); expect(a).toBe(b); });\n",
+        Verdict.AC,
+        id="jest-typescript-enum-each",
+    ),
+    pytest.param(
+        "jest",
+        "test('async', async () => { await new Promise((r) => setTimeout(r, 20)); expect(2).toBe(3); });\n",
+        Verdict.WA,
+        id="jest-async-failing",
+    ),
+    # A file that throws before its tests is a failed suite.
+    pytest.param("jest", "throw new Error('top');\n", Verdict.WA, id="jest-top-level-throw"),
+]
+
+
+@pytest.mark.parametrize(("language", "code", "verdict"), FRAMEWORK_CASES)
+def test_framework_cases(pool: SandboxPool, language: str, code: str, verdict: Verdict) -> None:
+    result = pool.judge(Job(language=language, code=code, tests=[{"input": ""}], limits=LIMITS))
+    assert result.verdict is verdict, result
