@@ -302,3 +302,30 @@ FRAMEWORK_CASES = [
 def test_framework_cases(pool: SandboxPool, language: str, code: str, verdict: Verdict) -> None:
     result = pool.judge(Job(language=language, code=code, tests=[{"input": ""}], limits=LIMITS))
     assert result.verdict is verdict, result
+
+
+@pytest.mark.parametrize(
+    ("solution", "verdict"),
+    [
+        ("export function add(a: number, b: number): number { return a + b; }\n", Verdict.AC),
+        ("export function add(a: number, b: number): number { return a * b; }\n", Verdict.WA),
+        ("export function add(a: number, b: number): number { return a +; }\n", Verdict.CE),
+    ],
+)
+def test_a_jest_suite_imports_a_typescript_module_sent_with_it(
+    pool: SandboxPool, solution: str, verdict: Verdict
+) -> None:
+    """SandboxFusion runs every file it was sent through jest's transform: a suite may import
+    the solution from a module of its own."""
+    code = (
+        "import { expect, test } from '@jest/globals';\nimport { add } from './solution';\n\n"
+        "test('adds', () => { expect(add(1, 2)).toBe(3); });\n"
+    )
+    job = Job(
+        language="jest",
+        code=code,
+        tests=[{"input": ""}],
+        files={"solution.ts": solution.encode()},
+        limits=LIMITS,
+    )
+    assert pool.judge(job).verdict is verdict
