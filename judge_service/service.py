@@ -272,7 +272,15 @@ class JudgeService:
             stop_on_first_failure=options.stop_on_first_failure,
             prompt=problem.prompt,
         )
-        validate_job(job, self.settings)
+        spec = validate_job(job, self.settings)
+        if spec.suite_failure_exit is not None and not self.settings.judge_test_suites:
+            raise InvalidJobError(
+                f"{language} is a test-suite language: its verdict is the exit status of the "
+                "process that runs the submission, which can exit 0 before any test runs; it is "
+                "not judged on this service. Use stdin, function or assert mode in the "
+                "language itself, or set JUDGE_JUDGE_TEST_SUITES=1 where no policy is trained "
+                "on the verdicts"
+            )
         return job
 
     @staticmethod
