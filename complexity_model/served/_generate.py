@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from complexity_model.served._greedy import DecodeBatch, Decoded, greedy_batch
+from complexity_model.served._prefix import SharedPrefix
 from complexity_model.served.chat import encode_prompt
 
 __all__ = [
@@ -101,6 +102,9 @@ class TransformersGenerator:
         self.pad_id = int(pad) if pad is not None else min(self.stop_ids, default=0)
         # See greedy_batch: on a GPU a padded prompt batch is the faster way.
         self.prefill_rows = not str(device).startswith("cuda")
+        # The prompts' common head (chat header, system prompt), read once for the server's
+        # batches (prompts read one by one only; see DecodeBatch).
+        self.prefix = SharedPrefix()
         self._lock = threading.Lock()
 
     def encode(self, messages: Sequence[dict[str, str]], max_tokens: int) -> list[int]:
@@ -134,7 +138,9 @@ class TransformersGenerator:
     def new_batch(self) -> DecodeBatch[Any]:
         """An empty batch that rows join and leave between decode steps (the server's
         scheduler is its only user, so it takes no lock)."""
-        return DecodeBatch(self.model, self.stop_ids, prefill_rows=self.prefill_rows)
+        return DecodeBatch(
+            self.model, self.stop_ids, prefill_rows=self.prefill_rows, prefix=self.prefix
+        )
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         """Each request's generation, decoded together in one left-padded batch whose rows

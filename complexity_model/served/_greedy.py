@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from complexity_model.served._prefix import SharedPrefix
+
 __all__ = ["DecodeBatch", "Decoded", "Prompt", "greedy_batch"]
 
 Key = TypeVar("Key")
@@ -65,8 +67,16 @@ class DecodeBatch(Generic[Key]):
     read as one padded batch (the faster way on a GPU).
     """
 
-    def __init__(self, model: Any, stop_ids: set[int], *, prefill_rows: bool = True) -> None:
+    def __init__(
+        self,
+        model: Any,
+        stop_ids: set[int],
+        *,
+        prefill_rows: bool = True,
+        prefix: SharedPrefix | None = None,
+    ) -> None:
         self.model = model
+        self.prefix = prefix
         self.stop_ids = stop_ids
         self.prefill_rows = prefill_rows
         # transformers renamed the argument (past_key_values is deprecated from 5.x on).
@@ -180,13 +190,23 @@ class DecodeBatch(Generic[Key]):
 
         if not self.prefill_rows:
             return self._forward([list(prompt.ids) for prompt in prompts])
-        # Prompts of one length are read together: no padding, so no mask either.
-        groups: dict[int, list[int]] = {}
+        # Prompts of one length (and the same shared prefix read already) are read together:
+        # no padding, so no mask either.
+        groups: dict[tuple[int, int], list[int]] = {}
         for slot, prompt in enumerate(prompts):
-            groups.setdefault(len(prompt.ids), []).append(slot)
+            known = self.prefix.match(prompt.ids) if self.prefix is not None else 0
+            groups.setdefault((len(prompt.ids), known), []).append(slot)
         pieces, lasts, order = [], [], []
-        for slots in groups.values():
-            piece, last = self._forward([list(prompts[slot].ids) for slot in slots])
+        # Prompts that use the prefix first: reading the others may replace it.
+        for (_, known), slots in sorted(groups.items(), key=lambda group: -group[0][1]):
+            ids = [list(prompts[slot].ids) for slot in slots]
+            piece, last = self._forward(ids, known)
+            if self.prefix is not None:
+                if known:
+                    self.prefix.hits += len(slots)
+                else:
+                    for row, row_ids in enumerate(ids):
+                        self.prefix.learn(row_ids, piece.layers, row)
             pieces.append(piece)
             lasts.append(last)
             order += slots
@@ -199,12 +219,34 @@ class DecodeBatch(Generic[Key]):
         layers = [(keys[index], values[index]) for keys, values in piece.layers]
         return _Piece(layers, piece.mask[index]), last[index]
 
-    def _forward(self, ids: list[list[int]]) -> tuple[_Piece, Any]:
-        """One prefill of left-padded ``ids`` (masked only when their lengths differ)."""
+    def _forward(self, ids: list[list[int]], known: int = 0) -> tuple[_Piece, Any]:
+        """One prefill of left-padded ``ids`` (masked only when their lengths differ); with
+        ``known``, the rows (of one length) start with the shared prefix, whose cache is
+        copied in and whose tokens are not read again."""
         import torch
         from transformers import DynamicCache
 
         device = self.model.device
+        if known:
+            assert self.prefix is not None
+            rows = len(ids)
+            cache = _cache(
+                [
+                    (keys.expand(rows, -1, -1, -1), values.expand(rows, -1, -1, -1))
+                    for keys, values in self.prefix.layers
+                ]
+            )
+            positions = torch.arange(known, len(ids[0]), device=device).expand(rows, -1)
+            output = self.model(
+                input_ids=torch.tensor([row[known:] for row in ids], device=device),
+                position_ids=positions,
+                use_cache=True,
+                logits_to_keep=1,
+                **{self._cache_name: cache},
+            )
+            layers = [(layer.keys, layer.values) for layer in cache.layers]
+            mask = torch.ones((rows, len(ids[0])), dtype=torch.long, device=device)
+            return _Piece(layers, mask), output.logits[:, -1, :]
         width = max(len(row) for row in ids)
         # The pads (id 0) are masked out.
         input_ids = torch.tensor([[0] * (width - len(row)) + row for row in ids], device=device)

@@ -138,6 +138,8 @@ def _continuous(
         finished.update(batch.step())
         step += 1
     assert sorted(finished) == list(range(len(pairs)))
+    # The later waves read only what follows the system prompt the first wave taught.
+    assert len(generator.prefix.ids) >= 16 and generator.prefix.hits >= 6
     alone = []
     for index, (messages, request) in enumerate(pairs):
         one = generator.generate(messages, request.max_tokens, request.logprobs)
