@@ -12,13 +12,13 @@ through ``ServedModelJudge``, for the class of ``--requests`` programs:
 - ``--concurrency`` at a time from the batched server.
 
 The modes take turns ``--chunk`` programs at a time. Prints each mode's throughput, the
-batched server's mean batch size, the ratio of concurrent batched throughput to the better
+batched server's mean rows per decode step, the ratio of concurrent batched throughput to the better
 one-at-a-time figure in the same round (goal: at least 4x on a CPU), and whether every answer
 (raw text and parsed class) equals the reference's. On a shared host give ``--threads 1``:
 torch's threads spin and a loaded host makes them several times slower.
 
     PYTHONPATH=. .venv/bin/python bench/served_batching.py [--rounds 3] [--requests 96]
-        [--chunk 48] [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 5] [--threads N]
+        [--chunk 48] [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 0] [--threads N]
         [--random] [--device cpu]
 """
 
@@ -151,7 +151,7 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=48, help="programs per mode per turn")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--batch-wait-ms", type=float, default=5.0)
+    parser.add_argument("--batch-wait-ms", type=float, default=0.0)
     parser.add_argument("--threads", type=int, default=None, help="the servers' torch threads")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--random", action="store_true", help="untrained model (token soup)")
@@ -187,7 +187,8 @@ def main() -> None:
                     f"round {number}: one at a time {reference_rate:.1f}/s (max-batch 1), "
                     f"{lone_rate:.1f}/s (max-batch {args.concurrency}); {args.concurrency} "
                     f"concurrent {unbatched_rate:.1f}/s (max-batch 1), {rate:.1f}/s (batched)\n"
-                    f"  ratio {ratio:.1f}x; mean batch {mean:.1f}, sizes {sizes} (warm-ups too); "
+                    f"  ratio {ratio:.1f}x; mean rows per step {mean:.1f}, steps by rows {sizes} "
+                    "(warm-ups too); "
                     f"answers identical: {same}; classes {classes}"
                 )
         finally:

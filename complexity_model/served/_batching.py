@@ -68,7 +68,7 @@ class BatchScheduler:
     """Decodes submitted jobs on a worker thread, as one continuously refilled batch."""
 
     def __init__(
-        self, make_batch: Callable[[], Decoder], *, max_batch: int = 16, wait_s: float = 0.005
+        self, make_batch: Callable[[], Decoder], *, max_batch: int = 16, wait_s: float = 0.0
     ) -> None:
         if max_batch < 1 or wait_s < 0:
             raise ValueError(f"max_batch must be >= 1, wait_s >= 0; got {max_batch}, {wait_s}")
