@@ -1,19 +1,20 @@
-"""The fallback model server's dynamic batching: 16 concurrent requests against one at a time.
+"""The fallback model server's continuous batching: 16 concurrent requests against one at a time.
 
 Starts ``judge complexity serve --backend transformers`` twice on loopback ports with the tiny
 test model (a 2-layer Qwen2 built from a config, nothing downloaded; by default trained for 40
 steps on the test rows so that it writes real answers and stops after them): one server with
-``--max-batch 16`` and one with ``--max-batch 1`` (no batching, no window). Each round asks,
+``--max-batch 16`` and one with ``--max-batch 1`` (the same decoding loop and shared prefix
+cache, one row at a time). Each round asks,
 through ``ServedModelJudge``, for the class of ``--requests`` programs:
 
 - one at a time (concurrency 1) from the unbatched server, the reference;
-- one at a time from the batched server (what its wait window costs a lone request);
+- one at a time from the batched server (what batching costs a lone request);
 - ``--concurrency`` at a time from the unbatched server (concurrency alone);
 - ``--concurrency`` at a time from the batched server.
 
 The modes take turns ``--chunk`` programs at a time. Prints each mode's throughput, the
-batched server's mean rows per decode step, the ratio of concurrent batched throughput to the better
-one-at-a-time figure in the same round (goal: at least 4x on a CPU), and whether every answer
+batched server's mean rows per decode step, the ratio of concurrent batched throughput to the
+better one-at-a-time figure in the same round (goal: at least 4x on a CPU), and whether every answer
 (raw text and parsed class) equals the reference's. On a shared host give ``--threads 1``:
 torch's threads spin and a loaded host makes them several times slower.
 

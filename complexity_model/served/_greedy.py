@@ -12,6 +12,7 @@ alone would have produced.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -270,11 +271,56 @@ class DecodeBatch(Generic[Key]):
         return _Piece(layers, mask), output.logits[:, -1, :]
 
 
+@functools.cache
+def _growing_layer() -> type:
+    """A DynamicLayer whose keys and values are views of buffers with room to grow.
+
+    DynamicLayer appends a step's token with ``torch.cat``, a copy of the whole cache at every
+    step: most of a 16-row decode step's time on a CPU. Here a step writes its token into the
+    buffer in place; the buffer is copied only when it is full or when the batch's rows
+    changed (the layer's tensors were replaced, by a row leaving or padding trimmed).
+    """
+    from transformers.cache_utils import DynamicLayer
+
+    class GrowingLayer(DynamicLayer):  # type: ignore[misc]
+        _key_buffer: Any = None
+        _value_buffer: Any = None
+
+        def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> Any:
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+                self.keys, self.values = key_states[..., :0, :], value_states[..., :0, :]
+            length = self.keys.shape[-2]
+            total = length + key_states.shape[-2]
+            buffer = self._key_buffer
+            if (
+                buffer is None
+                or buffer.shape[-2] < total
+                or buffer.shape[:2] != self.keys.shape[:2]
+                or buffer.data_ptr() != self.keys.data_ptr()
+                or self._value_buffer.data_ptr() != self.values.data_ptr()
+            ):
+                rows, heads, _, width = key_states.shape
+                room = total + max(64, total // 2)
+                self._key_buffer = key_states.new_empty((rows, heads, room, width))
+                self._value_buffer = value_states.new_empty((rows, heads, room, width))
+                self._key_buffer[..., :length, :] = self.keys
+                self._value_buffer[..., :length, :] = self.values
+            self._key_buffer[..., length:total, :] = key_states
+            self._value_buffer[..., length:total, :] = value_states
+            self.keys = self._key_buffer[..., :total, :]
+            self.values = self._value_buffer[..., :total, :]
+            return self.keys, self.values
+
+    return GrowingLayer
+
+
 def _cache(layers: Sequence[tuple[Any, Any]]) -> Any:
-    """A DynamicCache holding ``layers`` (keys, values per layer)."""
+    """A DynamicCache holding ``layers`` (keys, values per layer), with room to grow."""
     from transformers import DynamicCache
 
     cache = DynamicCache()
+    cache.layer_class_to_replicate = _growing_layer()
     for index, (keys, values) in enumerate(layers):
         cache.update(keys, values, index)
     return cache

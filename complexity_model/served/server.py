@@ -153,6 +153,9 @@ def create_app(
             "requests": counts.requests,
             "largest_batch": counts.largest,
             "batch_sizes": {str(size): n for size, n in sorted(counts.sizes.items())},
+            # The prompts' common head read once, and how many prompts did not read it again.
+            "shared_prefix_tokens": len(generator.prefix.ids),
+            "prefix_hits": generator.prefix.hits,
         }
 
     @app.post("/v1/chat/completions", response_model=None)

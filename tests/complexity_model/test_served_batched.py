@@ -220,3 +220,4 @@ def test_sixteen_concurrent_estimates_are_batched_and_equal_one_at_a_time(
         for code, language in items
     )
     assert stats["largest_batch"] >= 4 and stats["batches"] * 3 <= alone_steps
+    assert stats["shared_prefix_tokens"] >= 16 and stats["prefix_hits"] >= 8
