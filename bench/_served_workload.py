@@ -24,7 +24,8 @@ MAX_TOKENS = 64
 
 def _server_options() -> argparse.Namespace:
     # One torch thread: on a shared host torch's threads spin and run several times slower.
-    return argparse.Namespace(device="cpu", batch_wait_ms=5.0, threads=1)
+    # No wait window: the server's default (requests join the batch between decode steps).
+    return argparse.Namespace(device="cpu", batch_wait_ms=0.0, threads=1)
 
 
 def _answers(estimates: list[ComplexityEstimate]) -> list[tuple[str, str]]:
