@@ -193,8 +193,9 @@ def measure_in_engine(
             if run.verdict is Verdict.TLE:
                 break  # over the cap: the runs so far stand
             runs.append(run)
-            # Near the cap one run is enough (a long run's noise is small) and wastes less.
-            if run.time_ms / 1000 >= settings.cap_s / 4:
+            # Near the cap one run is enough (a long run's noise is small) and wastes less;
+            # two that agree within 10% end the size too (the Python driver's rule).
+            if run.time_ms / 1000 >= settings.cap_s / 4 or _agree(runs):
                 break
         if not runs:
             output.points.append((n, settings.cap_s, True))
@@ -208,6 +209,18 @@ def measure_in_engine(
                 return output
             output.digests[n] = digests.pop()
     return output
+
+
+_AGREE_RATIO = 1.1
+
+
+def _agree(runs: list[TestResult]) -> bool:
+    """Two runs within ``_AGREE_RATIO`` of each other: neither stalled, and a third would move
+    the size's minimum by less than the fit's noise allows."""
+    if len(runs) != 2:
+        return False
+    low, high = sorted(run.time_ms for run in runs)
+    return high <= _AGREE_RATIO * low
 
 
 def _sleeps(elapsed_s: float, cpu_s: float, runs: int, settings: EngineSettings) -> bool:
