@@ -16,7 +16,7 @@ candidate is then the candidate's own timing. With code that has no ``prepare`` 
 from before it), the first candidate of each problem pays for it, as it did there; its rows
 say ``first: true``, and the later candidates' distribution is printed too.
 
-    .venv/bin/python bench/empirical_candidate_time.py [--data PATH] [--json OUT]
+    .venv/bin/python bench/empirical_candidate_time.py [--data PATH] [--json OUT] [--only ID]
 """
 
 from __future__ import annotations
@@ -111,6 +111,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=_DEFAULT)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--authored", action="store_true", help="keep the authors' generators")
+    parser.add_argument(
+        "--only", action="append", default=[], help="problems whose id contains this (repeatable)"
+    )
     args = parser.parse_args()
 
     from complexity_model.derive.judge import DerivingJudge
@@ -120,6 +123,8 @@ def main() -> None:
     from judge_service.sandbox.pool import SandboxPool
 
     problems = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
+    if args.only:
+        problems = [p for p in problems if any(part in p["id"] for part in args.only)]
     print(f"load average before: {os.getloadavg()}", flush=True)
     rows: list[dict[str, Any]] = []
     prepared: list[dict[str, Any]] = []

@@ -34,7 +34,7 @@ than the cold call, less what unpickling the input and checking the answer cost 
 (:func:`_kept_state`): a memo that outlives a call is ``unknown``. Each of the ``repeats``
 runs at a size is a fresh process; after each the spawner kills what it left and the scratch
 directories and SysV IPC are emptied (:mod:`._isolation`). The minimum of the runs is kept;
-their answers must agree. Two runs within 10% of each other end the size (:func:`_agree`).
+their answers must agree.
 
 Growth stops at the first run over the per-call cap (a censored point) or when the budget is
 spent; while the input stays a few bytes (n itself), n keeps growing past the given sizes.
@@ -393,23 +393,9 @@ def _runs_at(
         # calls (two a run) need two runs, as many calls as a long-lived process would make.
         if known >= spec["cap_s"] / 4 or (loops == 2 and len(runs) == 2):
             break
-        if len(runs) == 2 and _agree(runs):
-            break
     if len({run.get("digest") for run in runs}) > 1:
         return runs, "the answer changed between runs on the same input"
     return runs, ""
-
-
-# Two runs at a size within this ratio of each other: neither stalled, and a third (kept only
-# when it is the least) would move the size's time by less than the fit's noise allows. Runs
-# that disagree get the third. A third of the runs, for sizes the budget does not end (fast
-# calls: the per-run cost of a fresh process is most of their time).
-_AGREE_RATIO = 1.1
-
-
-def _agree(runs: list[dict[str, Any]]) -> bool:
-    times = [_seconds(run) for run in runs]
-    return max(times) <= _AGREE_RATIO * min(times)
 
 
 def _hidden_work(outcome: dict[str, Any], loops: int) -> str:

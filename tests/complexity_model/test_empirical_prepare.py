@@ -1,4 +1,5 @@
-"""A problem is prepared once, ahead of its candidates; fewer runs where they already agree."""
+"""A problem is prepared once, ahead of its candidates; fewer sizes where nothing grows but n;
+the compiler's wall time is not the program sleeping."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from complexity_model.empirical import EmpiricalComplexityJudge
 from complexity_model.empirical._driver import timing_program
 from complexity_model.empirical._engine import EngineSettings, measure_in_engine
 from complexity_model.problem import ComplexityProblem
-from judge_service.sandbox.models import Job, JobResult, TestResult, Verdict
+from judge_service.sandbox.models import CompileResult, Job, JobResult, TestResult, Verdict
 
 PROBLEMS = (
     Path(__file__).resolve().parents[2] / "complexity_model" / "data" / "empirical_problems.jsonl"
@@ -35,49 +36,6 @@ class _Steps:
 
     def __getitem__(self, name: str) -> Any:
         return self.namespace[name]
-
-
-class _Driver:
-    """Gives each run the next of ``seconds`` as its time per call."""
-
-    def __init__(self, seconds: list[float]) -> None:
-        self.seconds = seconds
-        self.runs = 0
-
-    def run(self, given: Any, warm: Any, loops: int, want_digest: bool) -> dict[str, Any]:
-        value = self.seconds[self.runs]
-        self.runs += 1
-        return {
-            "censored": False,
-            "first": value,
-            "rest": value,
-            "decode": 0.0,
-            "mutates": False,
-            "digest": "d",
-            "hidden": 0.0,
-        }
-
-
-_SPEC = {"repeats": 3, "cap_s": 1.0, "min_sample_s": 1e-3, "digest_max_n": 1 << 13}
-
-
-@pytest.mark.parametrize(
-    ("seconds", "runs"),
-    [
-        ([1e-4, 1.05e-4, 1e-4], 2),  # within 10%: the third would tell nothing
-        ([1e-4, 1.5e-4, 1e-4], 3),  # one stalled: the third decides the minimum
-        ([2e-4, 1e-4, 1e-4], 3),  # the first stalled
-    ],
-)
-def test_a_size_takes_a_third_run_only_when_the_first_two_disagree(
-    seconds: list[float], runs: int
-) -> None:
-    steps = _Steps()
-    driver = _Driver(seconds)
-    spec = {**_SPEC, "scratch": [], "clear_ipc": False}
-    outcomes, problem = steps["_runs_at"](64, spec, driver, None, None, 1e-4)
-    assert problem == "" and driver.runs == runs and len(outcomes) == runs
-    assert min(steps["_seconds"](run) for run in outcomes) == min(seconds[:runs])
 
 
 def test_past_the_sizes_n_grows_by_two_sizes_per_doubling() -> None:
@@ -102,19 +60,6 @@ class _EnginePool:
             verdict=Verdict.AC, time_ms=self.times_ms.pop(0), wall_ms=1.0, memory_kb=1, stdout="1"
         )
         return JobResult(verdict=Verdict.AC, passed=1, total=1, tests=[test])
-
-
-@pytest.mark.parametrize(
-    ("times_ms", "jobs"),
-    [([2.0, 2.1], 2), ([2.0, 3.0, 2.0], 3), ([3.0, 2.0, 2.1], 3)],
-)
-def test_the_engine_takes_a_third_run_only_when_the_first_two_disagree(
-    times_ms: list[float], jobs: int
-) -> None:
-    pool = _EnginePool(list(times_ms))
-    settings = EngineSettings(sizes=[5], cap_s=1.0)
-    output = measure_in_engine(pool, "cpp", "int main(){}", [(5, "5\n")], settings)
-    assert len(pool.jobs) == jobs and output.points == [(5, min(times_ms[:jobs]) / 1000, False)]
 
 
 class _Counting:
@@ -158,3 +103,42 @@ def test_a_prepared_problem_leaves_its_candidates_only_their_own_runs(pool: Any)
         if solution["language"] == "python":
             assert len(counting.languages) - before == 1
     assert prepared_s > 0
+
+
+class _SlowCompile(_EnginePool):
+    """Its first job compiles for ``compile_s`` of wall time (a busy host's compiler)."""
+
+    def __init__(self, times_ms: list[float], compile_s: float) -> None:
+        super().__init__(times_ms)
+        self.compile_s = compile_s
+
+    def judge(self, job: Job) -> JobResult:
+        result = super().judge(job)
+        if len(self.jobs) == 1:
+            time.sleep(self.compile_s)
+            return result.model_copy(update={"compile": CompileResult(ok=True, cached=False)})
+        return result.model_copy(update={"compile": CompileResult(ok=True, cached=True)})
+
+
+def test_the_compilers_wall_time_is_not_read_as_the_program_sleeping() -> None:
+    settings = EngineSettings(sizes=[1, 2, 3], cap_s=1.0, wall_budget_s=0.2)
+    inputs = [(n, f"{n}\n") for n in (1, 2, 3)]
+    pool = _SlowCompile([2.0] * 9, compile_s=0.3)
+    output = measure_in_engine(pool, "cpp", "int main(){}", inputs, settings)
+    assert output.error == "" and [n for n, *_ in output.points] == [1, 2, 3]
+
+
+class _Sleeper(_EnginePool):
+    """Each run takes 0.12 s of wall time for its tiny CPU time: a program that sleeps."""
+
+    def judge(self, job: Job) -> JobResult:
+        time.sleep(0.12)
+        return super().judge(job)
+
+
+def test_a_program_that_sleeps_after_compiling_is_still_stopped() -> None:
+    settings = EngineSettings(sizes=list(range(1, 9)), cap_s=1.0, wall_budget_s=0.3)
+    inputs = [(n, f"{n}\n") for n in range(1, 9)]
+    pool = _Sleeper([0.01] * 24)
+    output = measure_in_engine(pool, "cpp", "int main(){}", inputs, settings)
+    assert "sleeps or waits" in output.error and len(output.points) < 8
