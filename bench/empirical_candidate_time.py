@@ -168,6 +168,7 @@ def main() -> None:
                         "sandbox_cpu_s": box,
                         "sizes": len(sizes) if isinstance(sizes, list) else None,
                         "first": index == 0 and prepare is None,
+                        "reason": str(estimate.evidence.get("reason", ""))[:300],
                         "load1": os.getloadavg()[0],
                     }
                 )
@@ -175,7 +176,8 @@ def main() -> None:
                 print(
                     f"{mark} {problem.id:<28} {solution['language']:<6} {solution['label']:<11}"
                     f" -> {estimate.predicted:<11} wall {wall:5.2f} cpu {own + box:5.2f} "
-                    f"(host {own:4.2f} box {box:4.2f}) sizes {rows[-1]['sizes']}",
+                    f"(host {own:4.2f} box {box:4.2f}) sizes {rows[-1]['sizes']}"
+                    + (f"  ({rows[-1]['reason'][:160]})" if mark == "MISS" else ""),
                     flush=True,
                 )
         cpu.close()
