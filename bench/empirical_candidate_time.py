@@ -9,7 +9,14 @@ the host's load the way wall time does, so it is the proxy to compare across run
 machine. Prints the distribution (mean, p50, p95, max), the exact-class count and the load
 average before and after; ``--json`` writes the per-candidate rows.
 
-    .venv/bin/python bench/empirical_candidate_time.py [--data PATH] [--json OUT]
+Each problem is prepared first (``DerivingJudge.prepare``: the generator derived and validated,
+the reference measured, the engine's inputs generated), as a service does when a problem is
+saved, and that preparation's wall and CPU time are recorded per problem, apart: the time per
+candidate is then the candidate's own timing. With code that has no ``prepare`` (a checkout
+from before it), the first candidate of each problem pays for it, as it did there; its rows
+say ``first: true``, and the later candidates' distribution is printed too.
+
+    .venv/bin/python bench/empirical_candidate_time.py [--data PATH] [--json OUT] [--only ID]
 """
 
 from __future__ import annotations
@@ -104,6 +111,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=_DEFAULT)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--authored", action="store_true", help="keep the authors' generators")
+    parser.add_argument(
+        "--only", action="append", default=[], help="problems whose id contains this (repeatable)"
+    )
     args = parser.parse_args()
 
     from complexity_model.derive.judge import DerivingJudge
@@ -113,16 +123,34 @@ def main() -> None:
     from judge_service.sandbox.pool import SandboxPool
 
     problems = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
+    if args.only:
+        problems = [p for p in problems if any(part in p["id"] for part in args.only)]
     print(f"load average before: {os.getloadavg()}", flush=True)
     rows: list[dict[str, Any]] = []
+    prepared: list[dict[str, Any]] = []
     with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
         cpu = ContainerCpu()
         judge = DerivingJudge(EmpiricalComplexityJudge(pool))
+        prepare = getattr(judge, "prepare", None)
         for data in problems:
             problem = ComplexityProblem.model_validate(data)
             if not args.authored:
                 problem = problem.model_copy(update={"input_generator": None})
-            for solution in data.get("solutions", []):
+            if prepare is not None:
+                box0, own0, wall0 = cpu.total(), time.process_time(), time.perf_counter()
+                prepare(problem)
+                wall = time.perf_counter() - wall0
+                own = time.process_time() - own0
+                box = cpu.total() - box0
+                prepared.append(
+                    {"problem": problem.id, "wall_s": wall, "host_cpu_s": own, "sandbox_cpu_s": box}
+                )
+                print(
+                    f"prepared {problem.id:<28} wall {wall:5.2f} cpu {own + box:5.2f} "
+                    f"(host {own:4.2f} box {box:4.2f})",
+                    flush=True,
+                )
+            for index, solution in enumerate(data.get("solutions", [])):
                 box0, own0, wall0 = cpu.total(), time.process_time(), time.perf_counter()
                 estimate = judge.estimate(solution["code"], solution["language"], problem)
                 wall = time.perf_counter() - wall0
@@ -139,6 +167,8 @@ def main() -> None:
                         "host_cpu_s": own,
                         "sandbox_cpu_s": box,
                         "sizes": len(sizes) if isinstance(sizes, list) else None,
+                        "first": index == 0 and prepare is None,
+                        "reason": str(estimate.evidence.get("reason", ""))[:300],
                         "load1": os.getloadavg()[0],
                     }
                 )
@@ -146,7 +176,8 @@ def main() -> None:
                 print(
                     f"{mark} {problem.id:<28} {solution['language']:<6} {solution['label']:<11}"
                     f" -> {estimate.predicted:<11} wall {wall:5.2f} cpu {own + box:5.2f} "
-                    f"(host {own:4.2f} box {box:4.2f}) sizes {rows[-1]['sizes']}",
+                    f"(host {own:4.2f} box {box:4.2f}) sizes {rows[-1]['sizes']}"
+                    + (f"  ({rows[-1]['reason'][:160]})" if mark == "MISS" else ""),
                     flush=True,
                 )
         cpu.close()
@@ -156,9 +187,29 @@ def main() -> None:
     print(_describe("CPU per candidate", [r["host_cpu_s"] + r["sandbox_cpu_s"] for r in rows]))
     print(_describe("  host CPU", [r["host_cpu_s"] for r in rows]))
     print(_describe("  sandbox CPU", [r["sandbox_cpu_s"] for r in rows]))
+    later = [r for r in rows if not r["first"]]
+    if len(later) < len(rows):
+        print("(the first candidate of each problem also prepared it; the others:)")
+        print(
+            _describe(
+                "CPU per later candidate", [r["host_cpu_s"] + r["sandbox_cpu_s"] for r in later]
+            )
+        )
+        print(_describe("wall per later candidate", [r["wall_s"] for r in later]))
+    for language in sorted({r["language"] for r in rows}):
+        spent = [r["host_cpu_s"] + r["sandbox_cpu_s"] for r in rows if r["language"] == language]
+        print(_describe(f"CPU per {language} candidate ({len(spent)})", spent))
+    if prepared:
+        print(_describe("preparation wall per problem", [p["wall_s"] for p in prepared]))
+        print(
+            _describe(
+                "preparation CPU per problem",
+                [p["host_cpu_s"] + p["sandbox_cpu_s"] for p in prepared],
+            )
+        )
     print(f"load average after: {os.getloadavg()}")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+        args.json.write_text(json.dumps({"candidates": rows, "preparation": prepared}, indent=1))
 
 
 if __name__ == "__main__":

@@ -89,8 +89,15 @@ def run_evaluation(
 ) -> dict[str, Any]:
     """Predict every row and score per language and overall; returns the numbers as a dict.
     ``empirical``: the rows are problems with labelled ``solutions``, each solution scored."""
+    preparation: dict[str, float] = {}
     if backend == "empirical":
-        rows, estimates, seconds = predict_empirical(rows, derive)
+        run = predict_empirical(rows, derive)
+        rows, estimates, seconds, preparation = (
+            run.rows,
+            run.estimates,
+            run.seconds,
+            run.preparation_s,
+        )
     else:
         estimates, seconds = _predict(rows, backend, base_url, model)
     groups: dict[str, list[int]] = {}
@@ -110,6 +117,16 @@ def run_evaluation(
             "ms_per_program_max": times[-1] if times else 0.0,
         }
         results["languages"][language] = {**report.as_dict(), **timing}
+    if preparation:
+        # Per problem, before its candidates (the generator derived, the reference measured):
+        # apart from the seconds per program, which are each candidate's own.
+        prepared = sorted(preparation.values())
+        results["preparation_s"] = {
+            "per_problem": preparation,
+            "mean": statistics.fmean(prepared),
+            "p95": prepared[int(0.95 * (len(prepared) - 1))],
+            "max": prepared[-1],
+        }
     return results
 
 
@@ -136,6 +153,13 @@ def format_results(results: dict[str, Any]) -> str:
             f"time per program: mean {numbers['ms_per_program_mean']:.2f} ms, "
             f"p95 {numbers['ms_per_program_p95']:.2f} ms, "
             f"max {numbers['ms_per_program_max']:.2f} ms"
+        )
+    prepared = results.get("preparation_s")
+    if prepared:
+        blocks.append(
+            f"preparation per problem (before its candidates, not in the times above): "
+            f"mean {prepared['mean']:.2f} s, p95 {prepared['p95']:.2f} s, "
+            f"max {prepared['max']:.2f} s, {len(prepared['per_problem'])} problems"
         )
     return "\n\n".join(blocks)
 

@@ -11,6 +11,7 @@ is written back unchanged and reported.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -57,13 +58,15 @@ def _derive_row(row: dict[str, Any], judge: Any, replace: bool) -> bool:
     if row.get("input_generator") and not replace:
         return False
     problem = ComplexityProblem.model_validate({**row, "input_generator": None})
+    started = time.perf_counter()
     derived = derive_problem(problem, judge)
+    took = f" in {time.perf_counter() - started:.2f} s"  # the preparation a candidate is spared
     name = row.get("id", "?")
     if derived.problem is None:
-        typer.echo(f"{name}: not derived: {derived.reason}")
+        typer.echo(f"{name}: not derived{took}: {derived.reason}")
         return False
     row["input_generator"] = derived.problem.input_generator
     row["input_generator_derived"] = True
     discarded = f" ({len(derived.discarded)} inputs drawn again)" if derived.discarded else ""
-    typer.echo(f"{name}: derived{discarded}")
+    typer.echo(f"{name}: derived{took}{discarded}")
     return True

@@ -11,6 +11,7 @@ with an author's generator; a generator the reference
 still refuses is not used, and the class is ``unknown`` with the reason. Candidates are then
 timed on the inputs the reference accepted. The derived generator (its spec and source) is in
 the estimate's evidence, and :func:`derive_problem` gives the problem with it, to save back.
+:meth:`DerivingJudge.prepare` does all of this per problem ahead of its candidates.
 """
 
 from __future__ import annotations
@@ -109,6 +110,20 @@ class DerivingJudge:
                     self._derived.popitem(last=False)
             self._derived.move_to_end(key)
             return self._derived[key]
+
+    def prepare(self, problem: ComplexityProblem) -> Derived | None:
+        """Prepare the problem once, before any candidate of it is judged (when it is saved):
+        its generator derived and validated when it has none, then the reference measured and
+        the engine's inputs generated (:meth:`EmpiricalComplexityJudge.prepare`), all kept by
+        the problem's content, so its candidates only time themselves. The derivation (None
+        with an author's generator, or no tests to derive one from)."""
+        if problem.input_generator or not problem.tests:
+            self.empirical.prepare(problem)
+            return None
+        derived = self.derived(problem)
+        if derived.problem is not None:
+            self.empirical.prepare(derived.problem)
+        return derived
 
     def estimate(
         self, code: str, language: str, problem: ComplexityProblem | None = None

@@ -191,6 +191,26 @@ class EmpiricalComplexityJudge:
             measured.predicted, measured.confidence, self.method, measured.evidence()
         )
 
+    def prepare(self, problem: ComplexityProblem) -> Measurement | None:
+        """Do once, before any candidate of the problem is judged, what every candidate of it
+        reuses: the reference measured (its answers, and its growth when growth is compared)
+        and, for a stdin problem, the inputs the engine's languages are timed on generated.
+        Both are kept by the problem's content (and this judge's secret seed), so a candidate
+        then pays only for its own timing; without this call the first candidate pays. The
+        reference's measurement, or None when the problem has none that could be measured."""
+        if _unsupported("python", problem):  # nothing of it can be timed
+            return None
+        assert problem.input_generator
+        if problem.mode.value == "stdin":
+            self._inputs.get_or_make(self.pool, problem.input_generator, self.engine)
+        reference = problem.reference
+        if reference is None or _unsupported(reference.language, problem):
+            return None
+        check = self.check_answers and problem.checker.kind is not CheckerKind.CUSTOM
+        if not check and not self.compare_growth:
+            return None
+        return self.reference(problem, answers_only=not self.compare_growth)
+
     def measure_checked(self, code: str, language: str, problem: ComplexityProblem) -> Measurement:
         """What :meth:`estimate` reports, as a measurement (to plot): answers checked and
         growth compared with the reference's."""
