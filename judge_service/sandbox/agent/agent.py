@@ -164,6 +164,13 @@ class Agent:
         self.job_data: dict[str, testdata.Kept] = {}
         self.dropped: list[testdata.Kept] = []
         self.javac = javac_server.JavacServer()
+        # How many times a job's processes may have run (spawns, stragglers found), and that
+        # count when the judge's processes were last checked and the IPC objects last removed:
+        # the reset repeats neither check when no process of the job has run since.
+        self.runs = 0
+        self.checked_at = self.ipc_cleared_at = -1
+        # Set when processes outlived a kill: they ran on after any check; the reset does all.
+        self.survivors = False
         if init.get("zygote_bundle"):
             self.zygote = Helper(
                 "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
@@ -301,6 +308,7 @@ class Agent:
         the program's). Its start-up is not the job's: limits count from the request on."""
         if not javac_server.serves(spec["argv"], spec["limits"]["memory_kb"]):
             return None
+        self.runs += 1
         server = self.javac
         if server.running() and (
             server.env != spec["env"] or not server.usable(self.limits, self.scheduling)
@@ -655,6 +663,7 @@ class Agent:
         """Spawn through ``helper`` and watch the job. With ``runner``, the spawned process is
         an assert-mode harness that runs the candidate as its child: its own memory is the
         judge's, not the program's, and is left out of the program's."""
+        self.runs += 1
         shared = ipc.SharedMemory(cap_fds)
         judge_pids = sorted(pid for pid in self._judge_pids() if pid)
         clock = procfs.JobCpuClock(judge_pids)
@@ -793,6 +802,7 @@ class Agent:
             self.tainted = "resource limits of the judge were changed"
         elif not self._restore_scheduling():
             self.tainted = "the judge's scheduling priority, policy or CPU affinity was changed"
+        self.checked_at = self.runs
         return self.tainted
 
     def _restore_scheduling(self) -> bool:
@@ -828,6 +838,7 @@ class Agent:
             others = [pid for pid in procfs.all_pids() if pid not in keep]
             if not others:
                 return
+            self.runs += 1
             if len(others) > SWARM_PROCESSES:
                 procfs.kill(-1)
             else:
@@ -835,6 +846,7 @@ class Agent:
                     procfs.kill(pid)
             self._reap()
             time.sleep(0.001)
+        self.survivors = True
 
     def _reap(self) -> None:
         while True:
@@ -861,11 +873,23 @@ class Agent:
 
     def _reset(self) -> str:
         self._kill_stragglers()
-        problems = [self.tainted] if self.tainted or self._repair_after_test() else []
+        # Nothing but the judge's own processes has run since the last test's checks and IPC
+        # clean-up (stragglers found would have counted, survivors of a kill end this): what
+        # they found still holds, and the last test's are not done twice.
+        settled = not self.survivors
+        self.survivors = False
+        checked = settled and self.checked_at == self.runs
+        problems = (
+            [self.tainted] if self.tainted or (not checked and self._repair_after_test()) else []
+        )
+        ipc_cleared = settled and self.ipc_cleared_at == self.runs
         for directory in SCRATCH_DIRS:
+            if ipc_cleared and directory in IPC_DIRS:
+                continue
             if not self._wipe(directory):
                 problems.append(f"{directory} not empty after wipe")
-        ipc.remove_sysv_objects(self.libc)
+        if not ipc_cleared:
+            ipc.remove_sysv_objects(self.libc)
         for helper in self._helpers():
             nonce = os.urandom(8).hex()
             ping = (
@@ -889,9 +913,10 @@ class Agent:
         """Between tests too, not only between jobs: shared memory a test left would hold memory
         charged to no test, and carry state into the next (its processes are dead by now, so
         nothing keeps a segment attached)."""
-        for directory in IPC_DIRS:
-            self._wipe(directory)
+        emptied = [self._wipe(directory) for directory in IPC_DIRS]
         ipc.remove_sysv_objects(self.libc)
+        if all(emptied):  # else the reset wipes again and reports what is left
+            self.ipc_cleared_at = self.runs
 
     def _wipe(self, directory: str) -> bool:
         """Empty ``directory`` (if the sandbox has it); whether it is empty now."""
