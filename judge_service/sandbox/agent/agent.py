@@ -133,6 +133,8 @@ class ProcessWatch:
         # All the CPU the job's processes used, reaped by whoever (see procfs.JobCpuClock).
         self.job_cpu_ms = 0.0
         self.lost = ""
+        # No process of the job was left when it ended (none can have started since).
+        self.none_left = False
 
 
 class ReportBudget:
@@ -433,7 +435,8 @@ class Agent:
                 finally:
                     for fd in fds[4:5]:  # the token, created only for harness modes
                         os.close(fd)
-            self._kill_stragglers()
+            if not watch.none_left:
+                self._kill_stragglers()
             self._clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
@@ -768,7 +771,9 @@ class Agent:
         watch.wall_ms = (time.monotonic() - started) * 1000.0
         # Children the program left running (or unreaped) count too: sampled before they die,
         # with what it left in shared memory (a /dev/shm file outlives its writer).
-        others = [other for other in self._job_pids() if other != pid]
+        job_pids = self._job_pids()
+        watch.none_left = not job_pids
+        others = [other for other in job_pids if other != pid]
         left_kb = procfs.memory_kb(others, memory_limit_kb)
         left_kb += shared.unmapped_kb(others, max(left_kb, watch.peak_kb), memory_limit_kb)
         watch.peak_kb = max(watch.peak_kb, left_kb)
@@ -872,6 +877,7 @@ class Agent:
             return f"reset failed: {error!r}"[:1000]
 
     def _reset(self) -> str:
+        runs = self.runs
         self._kill_stragglers()
         # Nothing but the judge's own processes has run since the last test's checks and IPC
         # clean-up (stragglers found would have counted, survivors of a kill end this): what
@@ -903,10 +909,13 @@ class Agent:
                     helper.start()
                 except HelperError as error:
                     problems.append(str(error))
-        keep = self._judge_pids()
-        leftover = [pid for pid in procfs.all_pids() if pid not in keep]
-        if leftover:
-            problems.append(f"processes survived the reset: {leftover}")
+        # When no process of the job was left (it would have counted) and none ran since, none
+        # can have appeared: only a job's process could start one.
+        if self.runs != runs or self.survivors:
+            keep = self._judge_pids()
+            leftover = [pid for pid in procfs.all_pids() if pid not in keep]
+            if leftover:
+                problems.append(f"processes survived the reset: {leftover}")
         return "; ".join(problems)
 
     def _clear_ipc(self) -> None:
@@ -920,7 +929,10 @@ class Agent:
 
     def _wipe(self, directory: str) -> bool:
         """Empty ``directory`` (if the sandbox has it); whether it is empty now."""
-        if not os.path.isdir(directory):
+        try:
+            if not os.listdir(directory):
+                return True  # most tests leave nothing: one listing
+        except (FileNotFoundError, NotADirectoryError):
             return True
         try:
             workdir.wipe(directory)
