@@ -116,7 +116,7 @@ def contest_tests(seed: int) -> list[dict[str, str]]:
     return tests
 
 
-def _submit_body(code: str, tests: list[dict[str, str]], serial: int) -> dict[str, Any]:
+def submit_body(code: str, tests: list[dict[str, str]], serial: int) -> dict[str, Any]:
     return {
         "dataset": "inline",
         "id": serial,
@@ -144,7 +144,7 @@ async def _submit_vs_judge(base: str, rounds: int) -> Row:
         submit, judged = [], []
         for serial in range(rounds + 1):
             started = time.perf_counter()
-            response = await client.post("/submit", json=_submit_body(code, tests, serial))
+            response = await client.post("/submit", json=submit_body(code, tests, serial))
             response.raise_for_status()
             if not response.json()["accepted"]:
                 raise SystemExit(f"/submit not accepted: {response.text[:500]}")

@@ -36,6 +36,20 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
+BEGIN = "<!-- judge bench: begin -->"
+END = "<!-- judge bench: end -->"
+
+
+def replace_block(text: str, table: str) -> str:
+    """``text`` with what stands between the :data:`BEGIN` and :data:`END` markers (the
+    README's current figures) replaced by ``table``; the markers stay, so the next run replaces
+    it again."""
+    start, stop = text.find(BEGIN), text.find(END)
+    if start < 0 or stop < start:
+        raise ValueError(f"no {BEGIN} ... {END} block to replace")
+    return f"{text[: start + len(BEGIN)]}\n{table.strip()}\n{text[stop:]}"
+
+
 def _number(value: float | None) -> str:
     if value is None:
         return "-"

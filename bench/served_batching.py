@@ -1,24 +1,25 @@
-"""The fallback model server's dynamic batching: 16 concurrent requests against one at a time.
+"""The fallback model server's continuous batching: 16 concurrent requests against one at a time.
 
 Starts ``judge complexity serve --backend transformers`` twice on loopback ports with the tiny
 test model (a 2-layer Qwen2 built from a config, nothing downloaded; by default trained for 40
 steps on the test rows so that it writes real answers and stops after them): one server with
-``--max-batch 16`` and one with ``--max-batch 1`` (no batching, no window). Each round asks,
+``--max-batch 16`` and one with ``--max-batch 1`` (the same decoding loop and shared prefix
+cache, one row at a time). Each round asks,
 through ``ServedModelJudge``, for the class of ``--requests`` programs:
 
 - one at a time (concurrency 1) from the unbatched server, the reference;
-- one at a time from the batched server (what its wait window costs a lone request);
+- one at a time from the batched server (what batching costs a lone request);
 - ``--concurrency`` at a time from the unbatched server (concurrency alone);
 - ``--concurrency`` at a time from the batched server.
 
 The modes take turns ``--chunk`` programs at a time. Prints each mode's throughput, the
-batched server's mean batch size, the ratio of concurrent batched throughput to the better
-one-at-a-time figure in the same round (goal: at least 4x on a CPU), and whether every answer
+batched server's mean rows per decode step, the ratio of concurrent batched throughput to the
+better one-at-a-time figure in the same round (goal: at least 4x on a CPU), and whether every answer
 (raw text and parsed class) equals the reference's. On a shared host give ``--threads 1``:
 torch's threads spin and a loaded host makes them several times slower.
 
     PYTHONPATH=. .venv/bin/python bench/served_batching.py [--rounds 3] [--requests 96]
-        [--chunk 48] [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 5] [--threads N]
+        [--chunk 48] [--concurrency 16] [--max-tokens 64] [--batch-wait-ms 0] [--threads N]
         [--random] [--device cpu]
 """
 
@@ -151,7 +152,7 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=48, help="programs per mode per turn")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--batch-wait-ms", type=float, default=5.0)
+    parser.add_argument("--batch-wait-ms", type=float, default=0.0)
     parser.add_argument("--threads", type=int, default=None, help="the servers' torch threads")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--random", action="store_true", help="untrained model (token soup)")
@@ -187,7 +188,8 @@ def main() -> None:
                     f"round {number}: one at a time {reference_rate:.1f}/s (max-batch 1), "
                     f"{lone_rate:.1f}/s (max-batch {args.concurrency}); {args.concurrency} "
                     f"concurrent {unbatched_rate:.1f}/s (max-batch 1), {rate:.1f}/s (batched)\n"
-                    f"  ratio {ratio:.1f}x; mean batch {mean:.1f}, sizes {sizes} (warm-ups too); "
+                    f"  ratio {ratio:.1f}x; mean rows per step {mean:.1f}, steps by rows {sizes} "
+                    "(warm-ups too); "
                     f"answers identical: {same}; classes {classes}"
                 )
         finally:

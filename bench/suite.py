@@ -10,9 +10,15 @@ Workloads (``--only`` names): ``humaneval`` (assert mode against the bare floor)
 the inputs in the same image), ``http`` (``/v1/judge`` against the engine, ``/run_code``
 against ``/v1/judge``), ``submit`` (SandboxFusion's ``/submit`` against ``/v1/judge``),
 ``duplicates`` (a batch half of whose items repeat), ``complexity`` (seconds per candidate of
-the static and the empirical judge), ``celery`` (two workers against one) and ``javac``
-(HumanEval-X's 164 Java programs compiled on the warm javac against plain javac per job, one
-round of each: plain javac takes minutes).
+the static and the empirical judge), ``served`` (the fallback model server with the tiny test
+model, built on the spot: 16 concurrent requests batched against one at a time, with random
+weights and fitted), ``celery`` (two workers against one) and ``javac`` (HumanEval-X's 164
+Java programs compiled on the warm javac against plain javac per job, one round of each: plain
+javac takes minutes).
+
+``--old CHECKOUT`` adds, to the ``submit`` workload, issue 17's ``/submit`` workload against
+the service of an older checkout (``--old-prefix``: its images, ``deb12-`` by default), the two
+services taking turns in this run (``bench/submit_ab.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules beside this file
@@ -31,7 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules be
 import _engine_workloads as engine  # noqa: E402
 import _http_workloads as http  # noqa: E402
 import java_compile  # noqa: E402
-from _table import Row, markdown  # noqa: E402
+import submit_ab  # noqa: E402
+from _served_workload import served  # noqa: E402
+from _table import BEGIN, Row, markdown, replace_block  # noqa: E402
 
 from complexity_model.empirical import EmpiricalComplexityJudge  # noqa: E402
 from complexity_model.empirical.problems import BENCHMARK, problem_of  # noqa: E402
@@ -46,6 +56,7 @@ WORKLOADS = (
     "submit",
     "duplicates",
     "complexity",
+    "served",
     "celery",
     "javac",
 )
@@ -92,25 +103,62 @@ def complexity_rows(pool: SandboxPool) -> list[Row]:
     ]
 
 
-def run(only: set[str], rounds: int, sandboxes: int) -> list[Row]:
+class Stopwatch:
+    """Seconds each workload took: the heading names them, so a slow one shows."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - started
+        print(f"judge bench: {name} took {self.seconds[name]:.0f} s", file=sys.stderr, flush=True)
+
+    def summary(self) -> str:
+        return ", ".join(f"{name} {seconds:.0f} s" for name, seconds in self.seconds.items())
+
+
+def run(
+    only: set[str],
+    rounds: int,
+    sandboxes: int,
+    old: Path | None,
+    old_prefix: str | None,
+    timed: Stopwatch,
+) -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as directory:
         if only & {"humaneval", "stdin", "complexity"}:
             with engine.open_pool(sandboxes) as pool:
                 if "humaneval" in only:
-                    rows.append(engine.humaneval(pool, rounds))
+                    with timed("humaneval"):
+                        rows.append(engine.humaneval(pool, rounds))
                 if "stdin" in only:
-                    for language in ("python", "cpp", "java"):
-                        for size in engine.SIZES:
-                            rows.append(engine.stdin(pool, language, size, rounds))
+                    with timed("stdin"):
+                        for language in ("python", "cpp", "java"):
+                            for size in engine.SIZES:
+                                rows.append(engine.stdin(pool, language, size, rounds))
                 if "complexity" in only:
-                    rows += complexity_rows(pool)
-        if only & {"http", "submit", "duplicates"}:
-            rows += http.http(directory, sandboxes, rounds, only)
+                    with timed("complexity"):
+                        rows += complexity_rows(pool)
+        served_by_http = [name for name in ("http", "submit", "duplicates") if name in only]
+        if served_by_http:  # one service for the three
+            with timed("+".join(served_by_http)):
+                rows += http.http(directory, sandboxes, rounds, only)
+        if "submit" in only and old is not None:
+            with timed("submit --old"):
+                rows.append(submit_ab.row(old, old_prefix, rounds + 1, sandboxes))
+        if "served" in only:
+            with timed("served"):
+                rows += [served(rounds, fitted=False), served(rounds, fitted=True)]
         if "celery" in only:
-            rows.append(http.celery(directory, sandboxes, rounds))
+            with timed("celery"):
+                rows.append(http.celery(directory, sandboxes, rounds))
         if "javac" in only:
-            rows.append(java_compile.measure(1, sandboxes, java_compile.PROGRAMS)[0])
+            with timed("javac"):
+                rows.append(java_compile.measure(1, sandboxes, java_compile.PROGRAMS)[0])
     return rows
 
 
@@ -120,21 +168,39 @@ def main() -> None:
     parser.add_argument("--sandboxes", type=int, default=2, help="per language and process")
     parser.add_argument("--only", default=",".join(WORKLOADS), help="comma-separated workloads")
     parser.add_argument("--out", type=Path, help="also write the table (Markdown) here")
+    parser.add_argument(
+        "--readme", type=Path, help="also put the table between this file's judge bench markers"
+    )
+    parser.add_argument("--old", type=Path, help="submit: also against this older checkout")
+    parser.add_argument("--old-prefix", default="deb12-", help="--old's images ('': its own)")
     args = parser.parse_args()
     only = {name.strip() for name in args.only.split(",") if name.strip()}
     unknown = only - set(WORKLOADS)
     if unknown:
         parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {', '.join(WORKLOADS)}")
+    if args.old is not None and not (args.old / "judge_service").is_dir():
+        parser.error(f"--old {args.old}: not a checkout of this project (no judge_service/)")
+    if args.readme is not None and BEGIN not in args.readme.read_text():
+        parser.error(f"--readme {args.readme}: no {BEGIN} marker")
     started = time.monotonic()
-    rows = run(only, args.rounds, args.sandboxes)
+    began = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load_before = submit_ab.load()
+    timed = Stopwatch()
+    rows = run(only, args.rounds, args.sandboxes, args.old, args.old_prefix or None, timed)
+    command = f"judge bench --rounds {args.rounds}"
+    command += f" --only {args.only}" if only != set(WORKLOADS) else ""
+    command += f" --old {args.old}" if args.old else ""
     heading = (
-        f"`judge bench` on {datetime.date.today().isoformat()}, {platform.node()}, "
-        f"{args.rounds} rounds, best round of each side ({time.monotonic() - started:.0f} s)"
+        f"`{command}` on {began}, {platform.node()}, best round of "
+        f"each side; {time.monotonic() - started:.0f} s in all ({timed.summary()}).\n\n"
+        f"Load before: `{load_before}`; after: `{submit_ab.load()}`"
     )
     table = f"{heading}\n\n{markdown(rows)}\n"
     print(table)
     if args.out:
         args.out.write_text(table)
+    if args.readme:
+        args.readme.write_text(replace_block(args.readme.read_text(), table))
 
 
 if __name__ == "__main__":

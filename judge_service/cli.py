@@ -134,6 +134,17 @@ def bench(
     ] = None,
     rounds: Annotated[int, typer.Option(help="Rounds of each side; the best counts.")] = 3,
     out: Annotated[Path | None, typer.Option(help="Also write the table (Markdown) here.")] = None,
+    readme: Annotated[
+        Path | None,
+        typer.Option(help="Also put the table between this file's judge bench markers."),
+    ] = None,
+    old: Annotated[
+        Path | None,
+        typer.Option(help="submit: also /submit against this older checkout's service."),
+    ] = None,
+    old_prefix: Annotated[
+        str, typer.Option(help="--old's sandbox images' prefix ('': its own default).")
+    ] = "deb12-",
 ) -> None:
     """Run the benchmarks of bench/ and print one table: each figure beside a reference
     measured in the same run (needs a checkout: bench/ is not installed)."""
@@ -144,6 +155,8 @@ def bench(
     command = [sys.executable, str(suite), "--rounds", str(rounds)]
     command += ["--only", only] if only else []
     command += ["--out", str(out)] if out else []
+    command += ["--readme", str(readme)] if readme else []
+    command += ["--old", str(old), "--old-prefix", old_prefix] if old else []
     raise typer.Exit(subprocess.run(command, check=False).returncode)
 
 

@@ -117,6 +117,13 @@ class SubmissionIn(WireModel):
     id: str | None = None
     problem_id: str | None = None
     problem: Problem | None = None
+    problem_hash: str | None = Field(
+        None,
+        pattern="^[0-9a-f]{64}$",
+        description="An inline problem sent before, by the SHA-256 of its JSON with sorted keys, "
+        "no whitespace and ASCII escapes (Python's json.dumps(problem, sort_keys=True, "
+        "separators=(',', ':'))). An error starting 'unknown problem_hash' means: send it inline.",
+    )
     language: str
     code: str | None = None
     completion: str | None = None
@@ -129,14 +136,14 @@ class JudgeRequest(BaseModel):
     submissions: list[Any]
     options: JudgeOptions = Field(default_factory=JudgeOptions)
 
-    def for_store(self) -> dict[str, Any]:
-        """The request as a queued job keeps it, to be resumed. An item no store can hold (one
-        client_json refuses, so its result is an error) is kept as null, which a resumed job
-        rejects as well; the result already stored for it stands."""
+    def for_store(self, submissions: list[Any] | None = None) -> dict[str, Any]:
+        """The request as a queued job keeps it, to be resumed, with ``submissions`` in place of
+        its own when given. An item no store can hold (one client_json refuses, so its result
+        is an error) is kept as null, which a resumed job rejects as well; the result already
+        stored for it stands."""
+        items = self.submissions if submissions is None else submissions
         return {
-            "submissions": [
-                None if client_json.problem(item) else item for item in self.submissions
-            ],
+            "submissions": [None if client_json.problem(item) else item for item in items],
             "options": self.options.model_dump(mode="json"),
         }
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from judge_service._inline_problems import UNKNOWN_HASH, InlineProblems, problem_hash
 from judge_service._store_retry import ride_out
 from judge_service.client_json import is_text
 from judge_service.complexity import time_reward
@@ -60,6 +61,7 @@ class JudgeService:
         self.store = store
         self.dispatcher = dispatcher
         self.metrics = metrics
+        self.inline_problems = InlineProblems(settings.inline_problems_mb << 20)
 
     async def judge(
         self,
@@ -179,18 +181,41 @@ class JudgeService:
     ) -> _Item:
         client_id = raw.get("id") if isinstance(raw, dict) else None
         item = _Item(position, client_id if is_text(client_id) else None)
+        inline = raw.get("problem") if isinstance(raw, dict) else None
+        named = problem_hash(inline) if isinstance(inline, dict) else None
+        if named is not None and "problem_hash" not in raw and self.inline_problems.get(named[0]):
+            # A problem seen before is not validated and hashed again: only its name is kept.
+            raw = {key: value for key, value in raw.items() if key != "problem"}
+            raw["problem_hash"] = named[0]
+            named = None
         try:
             submission = SubmissionIn.model_validate(raw)
         except ValidationError as error:
             return self._reject(item, _describe(error))
         item.language = submission.language
-        if (submission.problem is None) == (submission.problem_id is None):
-            return self._reject(item, "give exactly one of 'problem_id' and 'problem'")
+        sources = (submission.problem_id, submission.problem, submission.problem_hash)
+        if sum(source is not None for source in sources) != 1:
+            return self._reject(
+                item, "give exactly one of 'problem_id', 'problem' and 'problem_hash'"
+            )
         if (submission.code is None) == (submission.completion is None):
             return self._reject(item, "give exactly one of 'code' and 'completion'")
         if submission.problem is not None:
             item.problem = submission.problem
-            item.problem_ref = ("inline:" + submission.problem.content_hash(), 0)
+            content = submission.problem.content_hash()
+            item.problem_ref = ("inline:" + content, 0)
+            if named is not None:
+                self.inline_problems.put(named[0], submission.problem, content, named[1])
+        elif submission.problem_hash is not None:
+            remembered = self.inline_problems.get(submission.problem_hash)
+            if remembered is None:
+                return self._reject(
+                    item,
+                    f"{UNKNOWN_HASH} {submission.problem_hash}: send the problem inline (this "
+                    "API process keeps recently sent inline problems, up to inline_problems_mb)",
+                )
+            item.problem, content = remembered
+            item.problem_ref = ("inline:" + content, 0)
         else:
             problem_id = submission.problem_id or ""
             if problem_id not in problems:
@@ -247,7 +272,15 @@ class JudgeService:
             stop_on_first_failure=options.stop_on_first_failure,
             prompt=problem.prompt,
         )
-        validate_job(job, self.settings)
+        spec = validate_job(job, self.settings)
+        if spec.suite_failure_exit is not None and not self.settings.judge_test_suites:
+            raise InvalidJobError(
+                f"{language} is a test-suite language: its verdict is the exit status of the "
+                "process that runs the submission, which can exit 0 before any test runs; it is "
+                "not judged on this service. Use stdin, function or assert mode in the "
+                "language itself, or set JUDGE_JUDGE_TEST_SUITES=1 where no policy is trained "
+                "on the verdicts"
+            )
         return job
 
     @staticmethod

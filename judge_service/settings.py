@@ -81,6 +81,20 @@ class Settings(SandboxConfig):
     )
     max_batch: int = Field(4096, ge=1, description="Most submissions in one request.")
     max_body_bytes: int = Field(256 << 20, ge=1024, description="Largest request body.")
+    judge_test_suites: bool = Field(
+        False,
+        description="Judge (rewards, /v1/judge and /v1/submissions) in the test-suite languages "
+        "(pytest, junit, jest, gtest, go_test, rust_test, D_ut): their verdict is the exit "
+        "status of a process that runs the candidate's code, so a program that exits 0 before "
+        "its tests run is AC. Off: refused there; /run_code and /submit run them as "
+        "SandboxFusion does. Turn on only for data no policy is optimised against.",
+    )
+    inline_problems_mb: int = Field(
+        256,
+        ge=0,
+        description="Memory for the inline problems an API process keeps, so that clients name a "
+        "problem they sent before by its problem_hash instead of sending it again (0: none kept).",
+    )
     max_completion_chars: int = Field(
         1 << 20,
         ge=1,

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import httpx
 
+from rl_client._problem_names import ProblemNames, merged
 from rl_client._retry import RetryPolicy, check_response, is_retryable
 from rl_client._wire import (
     DEFAULT_TIMEOUT,
@@ -43,9 +44,11 @@ class AsyncJudgeClient:
         retry: RetryPolicy | None = None,
         options: JudgeOptions | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        name_repeated_problems: bool = True,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        self.problem_names = ProblemNames(name_repeated_problems)
         self.batch_size = batch_size
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
@@ -91,9 +94,18 @@ class AsyncJudgeClient:
         """Every submission's result, in order; ``on_batch`` sees each batch as it finishes."""
         chosen = options or self.options
 
-        async def send(batch: list[dict[str, Any]]) -> list[Result]:
+        async def post(batch: list[dict[str, Any]]) -> list[Result]:
             body = await self.request("POST", "/v1/judge", judge_body(batch, chosen))
-            results = read_results(body, len(batch))
+            return read_results(body, len(batch))
+
+        async def send(batch: list[dict[str, Any]]) -> list[Result]:
+            sent, carried = self.problem_names.shorten(batch)
+            results = await post(sent)
+            again = self.problem_names.answered(sent, carried, results)
+            if again:
+                inline = [batch[p] for p in again]
+                results = merged(results, again, await post(inline))
+                self.problem_names.resent(inline)
             if on_batch is not None:
                 on_batch(results)
             return results

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import httpx
 
+from rl_client._problem_names import ProblemNames, merged
 from rl_client._retry import RetryPolicy, check_response, is_retryable
 from rl_client._wire import (
     DEFAULT_TIMEOUT,
@@ -35,7 +36,9 @@ class JudgeClient:
     ``judge`` cuts the submissions into batches of ``batch_size`` and keeps at most
     ``concurrency`` of them in flight; a batch that meets a connection error, a time-out, 429
     or 5xx is sent again after a backoff with jitter (``retry``). Results come back in order.
-    ``transport`` replaces httpx's (a proxy, or a scripted one in tests).
+    ``transport`` replaces httpx's (a proxy, or a scripted one in tests). An inline problem
+    travels once: its later copies go by ``problem_hash`` (``name_repeated_problems``; items the
+    service cannot resolve by name are sent again with the problem).
     """
 
     def __init__(
@@ -49,9 +52,11 @@ class JudgeClient:
         retry: RetryPolicy | None = None,
         options: JudgeOptions | None = None,
         transport: httpx.BaseTransport | None = None,
+        name_repeated_problems: bool = True,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        self.problem_names = ProblemNames(name_repeated_problems)
         self.batch_size = batch_size
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
@@ -76,10 +81,19 @@ class JudgeClient:
         chosen = options or self.options
         parts = batches(submissions, self.batch_size)
 
-        def send(batch: list[dict[str, Any]]) -> list[Result]:
-            results = read_results(
+        def post(batch: list[dict[str, Any]]) -> list[Result]:
+            return read_results(
                 self.request("POST", "/v1/judge", judge_body(batch, chosen)), len(batch)
             )
+
+        def send(batch: list[dict[str, Any]]) -> list[Result]:
+            sent, carried = self.problem_names.shorten(batch)
+            results = post(sent)
+            again = self.problem_names.answered(sent, carried, results)
+            if again:
+                inline = [batch[p] for p in again]
+                results = merged(results, again, post(inline))
+                self.problem_names.resent(inline)
             if on_batch is not None:
                 on_batch(results)
             return results

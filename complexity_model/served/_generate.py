@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from complexity_model.served._greedy import greedy_batch
+from complexity_model.served._greedy import DecodeBatch, Decoded, greedy_batch
+from complexity_model.served._prefix import SharedPrefix
 from complexity_model.served.chat import encode_prompt
 
 __all__ = [
@@ -101,6 +102,9 @@ class TransformersGenerator:
         self.pad_id = int(pad) if pad is not None else min(self.stop_ids, default=0)
         # See greedy_batch: on a GPU a padded prompt batch is the faster way.
         self.prefill_rows = not str(device).startswith("cuda")
+        # The prompts' common head (chat header, system prompt), read once for the server's
+        # batches (prompts read one by one only; see DecodeBatch).
+        self.prefix = SharedPrefix()
         self._lock = threading.Lock()
 
     def encode(self, messages: Sequence[dict[str, str]], max_tokens: int) -> list[int]:
@@ -123,8 +127,20 @@ class TransformersGenerator:
         input_ids = torch.tensor([prompt], device=self.device)
         output = self._decode(input_ids, torch.ones_like(input_ids), max_tokens, logprobs)
         tokens = [int(token) for token in output.sequences[0, len(prompt) :]]
-        steps = [step[0] for step in output.logits] if logprobs else None
-        return self._finish(GenerationRequest(prompt, max_tokens, logprobs), tokens, steps)
+        values = None
+        if logprobs:
+            values = [
+                float(torch.log_softmax(step[0].float(), dim=-1)[token])
+                for step, token in zip(output.logits, tokens, strict=False)
+            ]
+        return self.finish(GenerationRequest(prompt, max_tokens, logprobs), Decoded(tokens, values))
+
+    def new_batch(self) -> DecodeBatch[Any]:
+        """An empty batch that rows join and leave between decode steps (the server's
+        scheduler is its only user, so it takes no lock)."""
+        return DecodeBatch(
+            self.model, self.stop_ids, prefill_rows=self.prefill_rows, prefix=self.prefix
+        )
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[Generation]:
         """Each request's generation, decoded together in one left-padded batch whose rows
@@ -137,14 +153,10 @@ class TransformersGenerator:
                 [request.prompt for request in requests],
                 [request.max_tokens for request in requests],
                 self.stop_ids,
-                self.pad_id,
                 [request.logprobs for request in requests],
                 prefill_rows=self.prefill_rows,
             )
-        return [
-            self._finish(request, row.tokens, row.logits)
-            for request, row in zip(requests, decoded, strict=True)
-        ]
+        return [self.finish(request, row) for request, row in zip(requests, decoded, strict=True)]
 
     def _decode(self, input_ids: Any, attention_mask: Any, max_tokens: int, logits: bool) -> Any:
         import torch
@@ -163,22 +175,16 @@ class TransformersGenerator:
                 input_ids=input_ids, attention_mask=attention_mask, generation_config=config
             )
 
-    def _finish(
-        self, request: GenerationRequest, tokens: list[int], steps: list[Any] | None
-    ) -> Generation:
-        """The generation of ``tokens`` cut at the first stop token or ``max_tokens``."""
-        import torch
-
-        tokens = tokens[: request.max_tokens]
+    def finish(self, request: GenerationRequest, decoded: Decoded) -> Generation:
+        """The generation of ``decoded`` cut at the first stop token or ``max_tokens`` (off
+        the decoding thread in the server: detokenising is per request, not per batch)."""
+        tokens = decoded.tokens[: request.max_tokens]
         stop = next((i for i, token in enumerate(tokens) if token in self.stop_ids), None)
         generated = tokens if stop is None else tokens[:stop]
         text = self.tokenizer.decode(generated, skip_special_tokens=True)
         pairs = None
-        if steps is not None:
-            values = [
-                float(torch.log_softmax(step.float(), dim=-1)[token])
-                for step, token in zip(steps, generated, strict=False)
-            ]
+        if request.logprobs and decoded.logprobs is not None:
+            values = decoded.logprobs[: len(generated)]
             pairs = list(zip(self._token_texts(generated, text), values, strict=True))
         finish = "length" if stop is None else "stop"
         completion = len(generated) + (stop is not None)

@@ -79,7 +79,7 @@ class TransformersOptions:
     device: str = "cpu"
     max_tokens_limit: int = 1024
     max_batch: int = 16
-    batch_wait_ms: float = 5.0
+    batch_wait_ms: float = 0.0
     threads: int | None = None
 
 
@@ -132,12 +132,16 @@ def serve(
         int, typer.Option("--max-tokens-limit", help="transformers: largest max_tokens")
     ] = 1024,
     max_batch: Annotated[
-        int, typer.Option("--max-batch", min=1, help="transformers: most requests per batch")
+        int, typer.Option("--max-batch", min=1, help="transformers: most rows decoded together")
     ] = 16,
     batch_wait_ms: Annotated[
         float,
-        typer.Option("--batch-wait-ms", min=0.0, help="transformers: how long to gather a batch"),
-    ] = 5.0,
+        typer.Option(
+            "--batch-wait-ms",
+            min=0.0,
+            help="transformers: how long an idle server gathers a burst before reading it",
+        ),
+    ] = 0.0,
     threads: Annotated[
         int | None, typer.Option("--threads", min=1, help="transformers: torch CPU threads")
     ] = None,

@@ -7,9 +7,10 @@ ignored: a judge wants the same answer for the same program. Errors use OpenAI's
 (``{"error": {"message", "type", "code"}}``), with vLLM's status codes: 404 for another model
 name, 400 for a prompt that does not fit the context or an unsupported option.
 
-Concurrent requests are decoded together (:mod:`complexity_model.served._batching`): up to
-``max_batch`` per batch, gathered for up to ``batch_wait_ms``; each answer equals what the
-request alone would get. ``GET /stats`` says how the requests were batched.
+Concurrent requests are decoded together (:mod:`complexity_model.served._batching`): a request
+joins the batch being decoded at the next step, up to ``max_batch`` rows; an idle server
+gathers a burst for up to ``batch_wait_ms``. Each answer equals what the request alone would
+get. ``GET /stats`` says how many rows the decode steps had.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ __all__ = ["DEFAULT_BATCH_WAIT_MS", "DEFAULT_MAX_BATCH", "DEFAULT_MAX_TOKENS", "
 
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_MAX_BATCH = 16
-DEFAULT_BATCH_WAIT_MS = 5.0
+# Requests join the running batch between steps, so an idle server need not wait for more:
+# a burst's later requests join the first one's batch a step later.
+DEFAULT_BATCH_WAIT_MS = 0.0
 
 
 class ChatMessage(BaseModel):
@@ -105,8 +108,8 @@ def create_app(
 ) -> FastAPI:
     """The app serving ``generator`` under the model name ``served_name``; its batch
     scheduler is ``app.state.scheduler``, closed when the app shuts down."""
-    scheduler: BatchScheduler[GenerationRequest, Generation] = BatchScheduler(
-        generator.generate_batch, max_batch=max_batch, wait_s=batch_wait_ms / 1000
+    scheduler = BatchScheduler(
+        generator.new_batch, max_batch=max_batch, wait_s=batch_wait_ms / 1000
     )
 
     @asynccontextmanager
@@ -145,10 +148,14 @@ def create_app(
             "threads": torch.get_num_threads(),
             "max_batch": scheduler.max_batch,
             "batch_wait_ms": scheduler.wait_s * 1000,
+            # Decode steps, and how many rows each had (a request joins between two steps).
             "batches": counts.batches,
             "requests": counts.requests,
             "largest_batch": counts.largest,
             "batch_sizes": {str(size): n for size, n in sorted(counts.sizes.items())},
+            # The prompts' common head read once, and how many prompts did not read it again.
+            "shared_prefix_tokens": len(generator.prefix.ids),
+            "prefix_hits": generator.prefix.hits,
         }
 
     @app.post("/v1/chat/completions", response_model=None)
@@ -168,8 +175,11 @@ def create_app(
             prompt = await run_in_threadpool(generator.encode, messages, max_tokens)
         except PromptTooLong as error:
             return _error(400, str(error))
-        future = scheduler.submit(GenerationRequest(prompt, max_tokens, request.logprobs))
-        generation = await asyncio.wrap_future(future)
+        job = GenerationRequest(prompt, max_tokens, request.logprobs)
+        future = scheduler.submit(job)
+        decoded = await asyncio.wrap_future(future)
+        # Detokenising (and the logprobs' token texts) off the decoding thread.
+        generation = await run_in_threadpool(generator.finish, job, decoded)
         return {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
             "object": "chat.completion",

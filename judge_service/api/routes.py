@@ -64,7 +64,10 @@ async def judge(state: StateDep, request: JudgeRequest) -> JudgeResponse:
 async def submit(state: StateDep, request: JudgeRequest) -> SubmitResponse:
     _check_batch(state, request)
     total = len(request.submissions)
-    stored = await asyncio.to_thread(request.for_store)
+    # The stored copy names no problem by hash: resuming the job after a restart must not
+    # depend on this process's memory.
+    expanded = await asyncio.to_thread(state.service.inline_problems.expand, request.submissions)
+    stored = await asyncio.to_thread(request.for_store, expanded)
     job_id = await asyncio.to_thread(
         state.store.create_job, total, request.options.model_dump(mode="json"), stored
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import signal
 
+from judge_service.sandbox._framework_languages import JEST, JUNIT, JVM_RUN_OPTIONS, javac_argv
 from judge_service.sandbox._more_languages import MORE_LANGUAGES
 from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
@@ -224,39 +225,16 @@ LANGUAGES: dict[str, LanguageSpec] = {
             title="Java",
             version="OpenJDK 21",
             source_name="Main.java",
-            compile_argv=(
-                "/usr/bin/javac",
-                "-J-Xmx512m",
-                "-J-XX:+UseSerialGC",
-                "-encoding",
-                "UTF-8",
-                # No annotation processors: none would run from a program's own files, and the
-                # warm compiler must load no class a job supplied.
-                "-proc:none",
-                "-d",
-                ".",
-                "{source}",
-            ),
+            compile_argv=javac_argv(),
             compile_server="javac",
             artifacts=("*.class",),
-            run_argv=(
-                "/usr/bin/java",
-                # Assertions are off by default; off, an assert-based test accepts any answer.
-                "-ea",
-                "-Xmx{memory_mb}m",
-                "-Xss64m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-XX:-UsePerfData",
-                "-cp",
-                "/work",
-                "{main_class}",
-            ),
+            run_argv=("/usr/bin/java", *JVM_RUN_OPTIONS, "-cp", "/work", "{main_class}"),
             rss_allowance_mb=96,
             mle_markers=("java.lang.OutOfMemoryError",),
             # An uncaught AssertionError (or any uncaught exception) exits 1.
             assert_failure_exit=1,
         ),
+        JUNIT,
         LanguageSpec(
             name="javascript",
             sandbox_fusion="nodejs",
@@ -273,6 +251,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             # The npm packages installed in the image (sandbox_images/javascript/Dockerfile).
             env={"NODE_PATH": "/usr/local/lib/node_modules"},
         ),
+        JEST,
         LanguageSpec(
             name="go",
             sandbox_fusion="go",

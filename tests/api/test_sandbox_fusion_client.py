@@ -4,6 +4,7 @@ and ``submit`` with ``CommonOJDataset``."""
 
 from __future__ import annotations
 
+import base64
 import socket
 import threading
 import time
@@ -41,8 +42,9 @@ FIRST_SEVEN = {
 }
 SWIFT = 'let v = readLine()!.split(separator: " ").map { Int($0)! }\nprint(v[0] + v[1])\n'
 # SandboxFusion's names that are not run here (see the README's language section).
-# Test-suite names we run (pytest, go_test, D_ut, gtest) are tested in tests/sandbox/test_suites.py.
-REFUSED = ["kotlin_script", "julia", "jest", "junit", "lean"]
+# Test-suite names we run (pytest, go_test, D_ut, junit, jest) are tested in
+# tests/sandbox/test_suites.py, and junit's and jest's request bodies below.
+REFUSED = ["kotlin_script", "julia", "lean"]
 
 
 def _sum_program(name: str) -> tuple[str, str]:
@@ -123,7 +125,66 @@ def test_run_code_in_each_language(endpoint: str, name: str) -> None:
     assert response.run_result.stdout.strip() == "42", response
 
 
-@pytest.mark.parametrize("name", ["kotlin_script", "julia", "junit"])
+# SandboxFusion's junit: the class under test and its JUnit 5 test class in one file; its jest:
+# a TypeScript test file. __SUM__ is the expected sum (3 passes, 4 fails).
+JUNIT_SUITE = (
+    "import org.junit.jupiter.api.Test;\n"
+    "import static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+    "class Calc { static int add(int a, int b) { return a + b; } }\n\n"
+    "public class CalcTest {\n"
+    "    @Test void adds() { assertEquals(__SUM__, Calc.add(1, 2)); }\n"
+    "    @Test void zero() { assertEquals(0, Calc.add(0, 0)); }\n}\n"
+)
+JEST_SUITE = (
+    "import { describe, expect, test } from '@jest/globals';\n\n"
+    "function add(a: number, b: number): number { return a + b; }\n\n"
+    "describe('add', () => {\n"
+    "  test('adds', () => { expect(add(1, 2)).toBe(__SUM__); });\n"
+    "  test('zero', () => { expect(add(0, 0)).toBe(0); });\n});\n"
+)
+# Where each framework prints its summary, and what it says for two passing tests / one failing.
+SUITE_REPORTS = {
+    "junit": (JUNIT_SUITE, "stdout", "2 tests successful", "1 tests failed"),
+    "jest": (JEST_SUITE, "stderr", "Tests:       2 passed, 2 total", "1 failed, 1 passed"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUITE_REPORTS))
+def test_run_code_runs_junit_and_jest_suites(endpoint: str, name: str) -> None:
+    suite, stream, passed, failed = SUITE_REPORTS[name]
+
+    def run(code: str) -> Any:
+        request = sandbox_fusion.RunCodeRequest(code=code, language=name, compile_timeout=60)
+        return sandbox_fusion.run_code(request, max_attempts=1, client_timeout=300)
+
+    right = run(suite.replace("__SUM__", "3"))
+    assert right.status.value == "Success", right
+    assert right.compile_result.return_code == 0 and right.run_result.return_code == 0
+    assert passed in getattr(right.run_result, stream), right
+    wrong = run(suite.replace("__SUM__", "4"))
+    assert wrong.status.value == "Failed", wrong
+    assert wrong.run_result.return_code == 1
+    assert failed in getattr(wrong.run_result, stream), wrong
+    broken = run(suite.replace("__SUM__", "3") + "\n}}} not code\n")
+    assert broken.status.value == "Failed" and broken.run_result is None, broken
+    assert broken.compile_result.return_code != 0
+
+
+def test_run_code_junit_compiles_the_files_sent_with_the_suite(endpoint: str) -> None:
+    """SandboxFusion's junit compiles every .java file it was sent."""
+    suite = JUNIT_SUITE.replace("class Calc {", "class Unused {").replace("__SUM__", "3")
+    calc = "public class Calc { static int add(int a, int b) { return a + b; } }\n"
+    request = sandbox_fusion.RunCodeRequest(
+        code=suite,
+        language="junit",
+        compile_timeout=60,
+        files={"Calc.java": base64.b64encode(calc.encode()).decode()},
+    )
+    response: Any = sandbox_fusion.run_code(request, max_attempts=1, client_timeout=300)
+    assert response.status.value == "Success", response
+
+
+@pytest.mark.parametrize("name", ["kotlin_script", "julia", "lean"])
 def test_run_code_refuses_what_it_does_not_run(endpoint: str, name: str) -> None:
     request = sandbox_fusion.RunCodeRequest(code="x", language=name)
     with pytest.raises(Exception):  # noqa: B017  (the client raises its retry error type)

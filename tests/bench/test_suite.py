@@ -6,10 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
-from _table import Row, markdown  # noqa: E402
+from _table import BEGIN, END, Row, markdown, replace_block  # noqa: E402
 
 
 def test_a_row_gives_its_ratio_against_the_reference_or_none_without_one() -> None:
@@ -31,6 +33,15 @@ def test_the_table_has_one_line_per_workload_with_its_reference_and_command() ->
     assert lines[3].startswith("| Static | 3.5 ms | - | - |")
 
 
+def test_the_readme_block_between_the_markers_is_replaced_and_the_rest_kept() -> None:
+    text = f"intro\n{BEGIN}\nold table\n{END}\nafter\n"
+    once = replace_block(text, "| new |\n")
+    assert once == f"intro\n{BEGIN}\n| new |\n{END}\nafter\n"
+    assert replace_block(once, "| newer |") == f"intro\n{BEGIN}\n| newer |\n{END}\nafter\n"
+    with pytest.raises(ValueError, match="no <!-- judge bench: begin -->"):
+        replace_block("no markers here", "| t |")
+
+
 def test_an_unknown_workload_is_refused_before_anything_runs() -> None:
     run = subprocess.run(
         [sys.executable, str(BENCH / "suite.py"), "--only", "humaneval,nonsense"],
@@ -40,3 +51,14 @@ def test_an_unknown_workload_is_refused_before_anything_runs() -> None:
     )
     assert run.returncode == 2
     assert "unknown workload(s) ['nonsense']" in run.stderr
+
+
+def test_an_old_checkout_that_is_not_one_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "suite.py"), "--only", "submit", "--old", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2
+    assert f"--old {tmp_path}: not a checkout of this project" in run.stderr

@@ -18,6 +18,7 @@ import pytest
 
 from complexity_model.served import ServedModelJudge, build_messages, parse_answer
 from complexity_model.served._generate import Generation, GenerationRequest, TransformersGenerator
+from complexity_model.served._greedy import Decoded, Prompt
 from tests.complexity_model._tiny_model import LABELLED_ROWS, build_tiny_model, fit_tiny_model
 
 NAME = "tiny"
@@ -114,6 +115,55 @@ def test_rows_that_stop_at_different_steps_equal_each_row_alone(
     assert classes == ["O(1)", "O(n)", "O(n log n)", "O(n^2)"]
 
 
+def _continuous(
+    generator: TransformersGenerator, max_tokens: list[int], logprobs: list[bool]
+) -> list[Generation]:
+    """Requests admitted into a batch in three waves between decode steps, each wave mixed in
+    prompt length; each row's generation must equal the request's alone."""
+    pairs = _requests(generator, max_tokens, logprobs)
+    batch = generator.new_batch()
+    waves = {0: pairs[:5], 2: pairs[5:11], 5: pairs[11:]}
+    finished: dict[int, Decoded] = {}
+    step = 0
+    while step in waves or step < max(waves) or len(batch):
+        wave = waves.get(step, [])
+        start = sum(len(waves[s]) for s in waves if s < step)
+        prompts = [
+            Prompt(request.prompt, request.max_tokens, request.logprobs, start + offset)
+            for offset, (_, request) in enumerate(wave)
+        ]
+        finished.update(batch.admit(prompts))
+        if step == 5:
+            assert len(batch) > len(wave)  # the late wave joined rows still decoding
+        finished.update(batch.step())
+        step += 1
+    assert sorted(finished) == list(range(len(pairs)))
+    # The later waves read only what follows the system prompt the first wave taught.
+    assert len(generator.prefix.ids) >= 16 and generator.prefix.hits >= 6
+    alone = []
+    for index, (messages, request) in enumerate(pairs):
+        one = generator.generate(messages, request.max_tokens, request.logprobs)
+        _assert_same(one, generator.finish(request, finished[index]))
+        alone.append(one)
+    return alone
+
+
+def test_random_model_rows_admitted_mid_decode_equal_each_row_alone(
+    random_model: TransformersGenerator,
+) -> None:
+    alone = _continuous(random_model, max_tokens=[9, 17, 4, 24, 1, 12], logprobs=[True, False])
+    assert sorted({generation.completion_tokens for generation in alone}) == [1, 4, 9, 12, 17, 24]
+
+
+def test_fitted_model_rows_admitted_mid_decode_equal_each_row_alone(
+    fitted_model: TransformersGenerator,
+) -> None:
+    alone = _continuous(fitted_model, max_tokens=[40, 40, 40, 7], logprobs=[True, False, True])
+    stopped = [generation for generation in alone if generation.finish_reason == "stop"]
+    assert len({generation.completion_tokens for generation in stopped}) >= 2
+    assert any(generation.finish_reason == "length" for generation in alone)
+
+
 def test_an_empty_batch_is_nothing(random_model: TransformersGenerator) -> None:
     assert random_model.generate_batch([]) == []
 
@@ -164,4 +214,10 @@ def test_sixteen_concurrent_estimates_are_batched_and_equal_one_at_a_time(
     ]
     stats = httpx.get(f"{url}/stats", timeout=10).json()
     assert stats["requests"] == 16 and stats["max_batch"] == 16
-    assert stats["largest_batch"] >= 4 and stats["batches"] <= 8
+    # One at a time, every token after a request's first (read with its prompt) is a step.
+    alone_steps = sum(
+        fitted_model.generate(build_messages(code, language), 64, True).completion_tokens - 1
+        for code, language in items
+    )
+    assert stats["largest_batch"] >= 4 and stats["batches"] * 3 <= alone_steps
+    assert stats["shared_prefix_tokens"] >= 16 and stats["prefix_hits"] >= 8

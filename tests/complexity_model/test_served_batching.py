@@ -1,185 +1,259 @@
-"""The batch scheduler of the fallback model server, with a stand-in for the model."""
+"""The continuous batch scheduler of the fallback model server, with a stand-in for the model.
+
+The stand-in "decodes" a prompt ``[n]`` as the tokens n, n+1, ... (``limit`` of them), one per
+step, and records how many rows each step had; it can hold a step until released, refuse to
+read a negative prompt, and fail a step that holds a prompt of 666.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from complexity_model.served._batching import BatchScheduler
+from complexity_model.served._generate import GenerationRequest
+from complexity_model.served._greedy import Decoded, Prompt
+
+POISON = 666
 
 
-class Recorder:
-    """Doubles its inputs; records each batch; can hold a batch until released."""
+class Stand:
+    """Shared by every batch the scheduler makes: the record and the hold."""
 
-    def __init__(self, hold_first: bool = False) -> None:
-        self.batches: list[list[int]] = []
+    def __init__(self, hold_first: bool = False, step_s: float = 0.0) -> None:
+        self.step_s = step_s
+        self.steps: list[list[int]] = []  # each step's rows (their first prompt ids)
+        self.admitted: list[list[int]] = []
         self.started = threading.Event()
         self.release = threading.Event()
         if not hold_first:
             self.release.set()
 
-    def __call__(self, requests: Sequence[int]) -> list[int]:
-        self.batches.append(list(requests))
-        self.started.set()
-        self.release.wait(10)
-        if any(request < 0 for request in requests):
-            raise ValueError(f"negative request in {list(requests)}")
-        return [2 * request for request in requests]
+    def batch(self) -> FakeBatch:
+        return FakeBatch(self)
 
 
-def test_requests_queued_while_a_batch_runs_form_the_next_batch() -> None:
-    recorder = Recorder(hold_first=True)
-    scheduler = BatchScheduler(recorder, max_batch=16, wait_s=0.0)
+class FakeBatch:
+    def __init__(self, stand: Stand) -> None:
+        self.stand = stand
+        self.rows: list[tuple[Prompt[Any], Decoded]] = []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def admit(self, prompts: Sequence[Prompt[Any]]) -> list[tuple[Any, Decoded]]:
+        if any(prompt.ids[0] < 0 for prompt in prompts):
+            raise ValueError("negative prompt")
+        self.stand.admitted.append([prompt.ids[0] for prompt in prompts])
+        new = [(prompt, Decoded([prompt.ids[0]], None)) for prompt in prompts]
+        self.rows += new
+        return self._done([row for row in new if row[0].limit <= 1])
+
+    def step(self) -> list[tuple[Any, Decoded]]:
+        self.stand.steps.append([prompt.ids[0] for prompt, _ in self.rows])
+        self.stand.started.set()
+        self.stand.release.wait(10)
+        time.sleep(self.stand.step_s)
+        if any(prompt.ids[0] == POISON for prompt, _ in self.rows):
+            raise RuntimeError("poisoned step")
+        for _, decoded in self.rows:
+            decoded.tokens.append(decoded.tokens[-1] + 1)
+        return self._done([row for row in self.rows if len(row[1].tokens) >= row[0].limit])
+
+    def clear(self) -> list[Prompt[Any]]:
+        prompts = [prompt for prompt, _ in self.rows]
+        self.rows = []
+        return prompts
+
+    def _done(self, rows: list[tuple[Prompt[Any], Decoded]]) -> list[tuple[Any, Decoded]]:
+        self.rows = [row for row in self.rows if row not in rows]
+        return [(prompt.key, decoded) for prompt, decoded in rows]
+
+
+def job(first: int, limit: int) -> GenerationRequest:
+    return GenerationRequest([first], limit, False)
+
+
+def tokens(first: int, limit: int) -> list[int]:
+    return list(range(first, first + limit))
+
+
+def test_a_request_that_arrives_mid_decode_joins_at_the_next_step() -> None:
+    stand = Stand(hold_first=True)
+    scheduler = BatchScheduler(stand.batch, max_batch=16, wait_s=0.0)
     try:
-        first = scheduler.submit(0)
-        assert recorder.started.wait(5)
-        rest = [scheduler.submit(value) for value in range(1, 11)]
-        recorder.release.set()
-        assert first.result(5) == 0
-        assert [future.result(5) for future in rest] == [2 * value for value in range(1, 11)]
+        long = scheduler.submit(job(100, 6))
+        assert stand.started.wait(5)
+        late = scheduler.submit(job(200, 3))
+        stand.release.set()
+        assert long.result(5).tokens == tokens(100, 6)
+        assert late.result(5).tokens == tokens(200, 3)
     finally:
         scheduler.close()
-    assert recorder.batches == [[0], list(range(1, 11))]
-    stats = scheduler.stats
-    assert (stats.batches, stats.requests, stats.largest) == (2, 11, 10)
-    assert stats.sizes == {1: 1, 10: 1} and stats.mean == 5.5
+    # The late request decoded beside the running one, not after it; each left at its end.
+    assert stand.steps == [[100], [100, 200], [100, 200], [100], [100]]
+    assert scheduler.stats.sizes == {1: 3, 2: 2} and scheduler.stats.requests == 2
+    assert scheduler.stats.mean == pytest.approx(7 / 5)
 
 
-def test_the_batch_cap_splits_a_burst() -> None:
-    recorder = Recorder(hold_first=True)
-    scheduler = BatchScheduler(recorder, max_batch=4, wait_s=0.0)
+def test_the_row_cap_holds_the_rest_until_rows_leave() -> None:
+    stand = Stand(hold_first=True)
+    scheduler = BatchScheduler(stand.batch, max_batch=4, wait_s=0.0)
     try:
-        futures = [scheduler.submit(0)]
-        assert recorder.started.wait(5)
-        futures += [scheduler.submit(value) for value in range(1, 10)]
-        recorder.release.set()
-        assert [future.result(5) for future in futures] == [2 * v for v in range(10)]
+        futures = [scheduler.submit(job(0, 3))]
+        assert stand.started.wait(5)
+        futures += [scheduler.submit(job(10 * value, 2 + value % 3)) for value in range(1, 10)]
+        stand.release.set()
+        assert futures[0].result(5).tokens == tokens(0, 3)
+        for value, future in enumerate(futures[1:], start=1):
+            assert future.result(5).tokens == tokens(10 * value, 2 + value % 3)
     finally:
         scheduler.close()
-    assert recorder.batches == [[0], [1, 2, 3, 4], [5, 6, 7, 8], [9]]
+    assert max(len(rows) for rows in stand.steps) == 4
+    assert scheduler.stats.largest == 4 and scheduler.stats.requests == 10
+    # A freed row is taken by the next waiting request at once.
+    assert stand.admitted[:2] == [[0], [10, 20, 30]]
 
 
-def test_the_window_gathers_requests_that_arrive_apart() -> None:
-    recorder = Recorder()
-    scheduler = BatchScheduler(recorder, max_batch=8, wait_s=0.5)
+def test_the_window_gathers_requests_that_arrive_apart_when_idle() -> None:
+    stand = Stand()
+    scheduler = BatchScheduler(stand.batch, max_batch=8, wait_s=0.5)
     try:
         futures = []
         for value in range(3):
-            futures.append(scheduler.submit(value))
+            futures.append(scheduler.submit(job(value, 2)))
             time.sleep(0.05)
-        assert [future.result(5) for future in futures] == [0, 2, 4]
+        assert [future.result(5).tokens for future in futures] == [tokens(v, 2) for v in range(3)]
     finally:
         scheduler.close()
-    assert recorder.batches == [[0, 1, 2]]
+    assert stand.admitted == [[0, 1, 2]]
 
 
 def test_a_full_batch_does_not_wait_for_the_window() -> None:
-    recorder = Recorder()
-    scheduler = BatchScheduler(recorder, max_batch=2, wait_s=30.0)
+    stand = Stand()
+    scheduler = BatchScheduler(stand.batch, max_batch=2, wait_s=30.0)
     try:
         start = time.monotonic()
-        futures = [scheduler.submit(1), scheduler.submit(2)]
-        assert [future.result(5) for future in futures] == [2, 4]
+        futures = [scheduler.submit(job(1, 2)), scheduler.submit(job(2, 2))]
+        assert [future.result(5).tokens for future in futures] == [[1, 2], [2, 3]]
         assert time.monotonic() - start < 5
     finally:
         scheduler.close()
 
 
-def test_one_at_a_time_has_no_window() -> None:
-    scheduler = BatchScheduler(Recorder(), max_batch=1, wait_s=30.0)
+def test_one_at_a_time_has_no_window_and_one_row() -> None:
+    stand = Stand()
+    scheduler = BatchScheduler(stand.batch, max_batch=1, wait_s=30.0)
     try:
         assert scheduler.wait_s == 0.0
         start = time.monotonic()
-        assert scheduler.submit(3).result(5) == 6
+        futures = [scheduler.submit(job(value, 3)) for value in range(4)]
+        assert [future.result(5).tokens for future in futures] == [tokens(v, 3) for v in range(4)]
         assert time.monotonic() - start < 5
     finally:
         scheduler.close()
+    assert all(len(rows) == 1 for rows in stand.steps) and scheduler.stats.sizes == {1: 8}
 
 
-def test_a_failing_batch_is_run_again_one_by_one() -> None:
-    recorder = Recorder(hold_first=True)
-    scheduler = BatchScheduler(recorder, max_batch=8, wait_s=0.0)
+def test_a_request_finished_by_its_prompt_takes_no_step() -> None:
+    stand = Stand()
+    scheduler = BatchScheduler(stand.batch, max_batch=4, wait_s=0.0)
     try:
-        first = scheduler.submit(0)
-        assert recorder.started.wait(5)
-        good, bad, other = scheduler.submit(1), scheduler.submit(-1), scheduler.submit(2)
-        recorder.release.set()
-        assert first.result(5) == 0
-        assert (good.result(5), other.result(5)) == (2, 4)
+        assert scheduler.submit(job(7, 1)).result(5).tokens == [7]
+    finally:
+        scheduler.close()
+    assert stand.steps == [] and scheduler.stats.requests == 1
+
+
+def test_a_prompt_that_cannot_be_read_fails_alone() -> None:
+    stand = Stand(hold_first=True)
+    scheduler = BatchScheduler(stand.batch, max_batch=8, wait_s=0.0)
+    try:
+        first = scheduler.submit(job(0, 3))
+        assert stand.started.wait(5)
+        good, bad = scheduler.submit(job(1, 2)), scheduler.submit(job(-1, 2))
+        other = scheduler.submit(job(2, 2))
+        stand.release.set()
+        assert first.result(5).tokens == tokens(0, 3)
+        assert (good.result(5).tokens, other.result(5).tokens) == ([1, 2], [2, 3])
         with pytest.raises(ValueError, match="negative"):
             bad.result(5)
     finally:
         scheduler.close()
-    assert recorder.batches == [[0], [1, -1, 2], [1], [-1], [2]]
+    assert stand.admitted == [[0], [1], [2]]
 
 
-def test_a_wrong_number_of_results_fails_the_request_not_the_worker() -> None:
-    scheduler = BatchScheduler(lambda requests: [], max_batch=4, wait_s=0.0)
+def test_a_failing_step_reruns_each_row_alone() -> None:
+    stand = Stand(hold_first=True)
+    scheduler = BatchScheduler(stand.batch, max_batch=8, wait_s=0.0)
     try:
-        with pytest.raises(RuntimeError, match="1 requests gave 0 results"):
-            scheduler.submit(1).result(5)
-        with pytest.raises(RuntimeError, match="gave 0 results"):
-            scheduler.submit(2).result(5)  # the worker is still there
+        first = scheduler.submit(job(0, 4))
+        assert stand.started.wait(5)
+        poisoned, later = scheduler.submit(job(POISON, 3)), scheduler.submit(job(5, 3))
+        stand.release.set()
+        # The rows that shared the failed step start again from their prompts.
+        assert first.result(5).tokens == tokens(0, 4)
+        assert later.result(5).tokens == tokens(5, 3)
+        with pytest.raises(RuntimeError, match="poisoned"):
+            poisoned.result(5)
+        # The worker is still there.
+        assert scheduler.submit(job(9, 2)).result(5).tokens == [9, 10]
     finally:
         scheduler.close()
 
 
 def test_a_cancelled_request_is_not_run() -> None:
-    recorder = Recorder(hold_first=True)
-    scheduler = BatchScheduler(recorder, max_batch=8, wait_s=0.0)
+    stand = Stand(hold_first=True)
+    scheduler = BatchScheduler(stand.batch, max_batch=8, wait_s=0.0)
     try:
-        scheduler.submit(0)
-        assert recorder.started.wait(5)
-        dropped, kept = scheduler.submit(1), scheduler.submit(2)
+        scheduler.submit(job(0, 2))
+        assert stand.started.wait(5)
+        dropped, kept = scheduler.submit(job(1, 2)), scheduler.submit(job(2, 2))
         assert dropped.cancel()
-        recorder.release.set()
-        assert kept.result(5) == 4
+        stand.release.set()
+        assert kept.result(5).tokens == [2, 3]
     finally:
         scheduler.close()
-    assert recorder.batches == [[0], [2]]
+    assert stand.admitted == [[0], [2]]
 
 
 def test_close_answers_what_was_queued_and_refuses_the_rest() -> None:
-    recorder = Recorder(hold_first=True)
-    scheduler = BatchScheduler(recorder, max_batch=8, wait_s=0.0)
-    first = scheduler.submit(0)
-    assert recorder.started.wait(5)
-    queued = scheduler.submit(5)
+    stand = Stand(hold_first=True)
+    scheduler = BatchScheduler(stand.batch, max_batch=8, wait_s=0.0)
+    first = scheduler.submit(job(0, 3))
+    assert stand.started.wait(5)
+    queued = scheduler.submit(job(5, 3))
     closing = threading.Thread(target=scheduler.close)
     closing.start()
-    recorder.release.set()
+    stand.release.set()
     closing.join(10)
-    assert (first.result(5), queued.result(5)) == (0, 10)
+    assert (first.result(5).tokens, queued.result(5).tokens) == (tokens(0, 3), tokens(5, 3))
     with pytest.raises(RuntimeError, match="closed"):
-        scheduler.submit(1)
+        scheduler.submit(job(1, 2))
 
 
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="max_batch"):
-        BatchScheduler(Recorder(), max_batch=0)
+        BatchScheduler(Stand().batch, max_batch=0)
     with pytest.raises(ValueError, match="wait_s"):
-        BatchScheduler(Recorder(), wait_s=-1.0)
+        BatchScheduler(Stand().batch, wait_s=-1.0)
 
 
-def _closed_loop(regroup: float) -> list[int]:
-    """Four clients that each send their next request 10 ms after an answer; the first one
-    starts alone, so its batch and the others' begin out of step. Returns the batch sizes."""
-    sizes: list[int] = []
-
-    def run_batch(requests: Sequence[int]) -> list[int]:
-        sizes.append(len(requests))
-        time.sleep(0.2)
-        return list(requests)
-
-    scheduler = BatchScheduler(run_batch, max_batch=4, wait_s=0.0, regroup=regroup)
+def test_clients_that_come_back_keep_the_batch_full() -> None:
+    """Four closed-loop clients (the next request 10 ms after an answer), the first starting
+    alone: with requests joining between steps, the others join its batch at once and the
+    steps run with all four rows most of the time."""
+    stand = Stand(step_s=0.02)
+    scheduler = BatchScheduler(stand.batch, max_batch=4, wait_s=0.0)
 
     def client(delay_s: float) -> None:
         time.sleep(delay_s)
         for value in range(4):
-            scheduler.submit(value).result(30)
+            assert scheduler.submit(job(value, 8)).result(30).tokens == tokens(value, 8)
             time.sleep(0.01)
 
     threads = [threading.Thread(target=client, args=(0.0 if i == 0 else 0.05,)) for i in range(4)]
@@ -190,17 +264,6 @@ def _closed_loop(regroup: float) -> list[int]:
             thread.join(60)
     finally:
         scheduler.close()
-    assert sum(sizes) == 16
-    return sizes
-
-
-def test_clients_that_come_back_regroup_into_full_batches() -> None:
-    sizes = _closed_loop(regroup=1.0)
-    # The first client runs alone; then it is waited for and every batch is whole (the three
-    # others have one request left at the end).
-    assert sizes == [1, 4, 4, 4, 3]
-
-
-def test_without_regrouping_the_clients_stay_out_of_step() -> None:
-    sizes = _closed_loop(regroup=0.0)
-    assert sizes[:4] == [1, 3, 1, 3]  # part batches taking turns
+    assert scheduler.stats.requests == 16
+    # 16 requests of 7 steps: one at a time 112 steps; here close to a quarter of that.
+    assert scheduler.stats.batches <= 50 and scheduler.stats.mean >= 2.5

@@ -846,6 +846,10 @@ class Agent:
             self.runs += 1
             if len(others) > SWARM_PROCESSES:
                 procfs.kill(-1)
+                # The warm javac was killed too: reap it now. Left to a later _reap, it could
+                # stay a zombie (or a dying process that still looks usable) through the next
+                # job, whose compile, answered from the cache, would not look at it.
+                self.javac.stop()
             else:
                 for pid in others:
                     procfs.kill(pid)

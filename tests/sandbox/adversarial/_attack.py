@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from judge_service.sandbox.agent import javac_server
 from judge_service.sandbox.errors import SandboxError
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
@@ -52,12 +53,14 @@ def dedent(code: str) -> str:
 # ---- the clean-sandbox probe ---------------------------------------------------------------
 # A Python program (every image has python3: the agent needs it); compiled languages exec it.
 # It prints CLEAN, or DIRTY and what it found: processes outside the judge's own session (PID 1,
-# the spawner, the zygote) and the probe's session, stopped helpers, files in the scratch
-# directories, SysV IPC objects, and scratch space that cannot be written.
+# the spawner, the zygote, the Java images' warm javac) and the probe's session, stopped
+# helpers, files in the scratch directories, SysV IPC objects, and scratch space that cannot
+# be written.
 PROBE_TEMPLATE = dedent(
     """
     import fnmatch, os, sys, time
     ALLOWED = __ALLOWED__
+    JAVAC_SERVER = __JAVAC_SERVER__
     text = sys.stdin.read().strip()
     time.sleep(float(text or 0))
     problems = []
@@ -84,7 +87,11 @@ PROBE_TEMPLATE = dedent(
         session, cmd = int(stat[3]), command(pid)
         if session == mine:
             continue
-        helper = cmd.startswith(b"/opt/judge/spawner") or b"sandbox.agent.zygote" in cmd
+        helper = (
+            cmd.startswith(b"/opt/judge/spawner")
+            or b"sandbox.agent.zygote" in cmd
+            or cmd.startswith(JAVAC_SERVER)
+        )
         if session == judge_session and helper:
             if stat[0] not in ("S", "R"):
                 problems.append("helper %d in state %s" % (pid, stat[0]))
@@ -144,12 +151,22 @@ PROBE_WRAPPERS = {
 }
 
 
+# The warm javac's command line (agent/javac_server.py) up to its source, which the agent
+# starts in its own session: a helper like the spawner, which no program's process can join.
+_JAVAC_SERVER = repr(" ".join(javac_server.server_argv(0)[:-1]).encode())
+
+
+def _probe(allowed: dict[str, list[str]]) -> str:
+    return PROBE_TEMPLATE.replace("__ALLOWED__", repr(allowed)).replace(
+        "__JAVAC_SERVER__", _JAVAC_SERVER
+    )
+
+
 def probe_source(language: str) -> str:
     if language in _languages.SHELL_OUT:
-        allowed = repr(_languages.PROBE_ALLOWED[language])
-        script = PROBE_TEMPLATE.replace("__ALLOWED__", allowed)
+        script = _probe(_languages.PROBE_ALLOWED[language])
         return _languages.shell_out(language, _languages.python_command(script), "CLEAN")
-    python = PROBE_TEMPLATE.replace("__ALLOWED__", repr(PROBE_ALLOWED[language]))
+    python = _probe(PROBE_ALLOWED[language])
     if language == "python":
         return python
     literal = json.dumps(python)

@@ -59,6 +59,14 @@ SUITE_SHELL_OUT: dict[str, str] = {
     '    assert subprocess.run(["/bin/sh", "-c", "__CMD__"]).returncode == 0\n',
     "gtest": "#include <gtest/gtest.h>\n#include <cstdlib>\n\n"
     'TEST(Shell, Runs) { EXPECT_EQ(std::system("__CMD__"), 0); }\n',
+    "junit": "import org.junit.jupiter.api.Test;\n"
+    "import static org.junit.jupiter.api.Assertions.assertEquals;\n\n"
+    "public class ShellTest {\n    @Test void shell() throws Exception {\n"
+    '        Process shell = new ProcessBuilder("/bin/sh", "-c", "__CMD__").inheritIO().start();\n'
+    "        assertEquals(0, shell.waitFor());\n    }\n}\n",
+    # execSync throws when the command fails: the test fails.
+    "jest": "import { execSync } from 'child_process';\n\n"
+    "test('shell', () => {\n  execSync(\"__CMD__\", { stdio: 'inherit' });\n});\n",
 }
 SHELL_OUT.update(SUITE_SHELL_OUT)
 
@@ -91,6 +99,9 @@ PROBE_ALLOWED: dict[str, dict[str, list[str]]] = {
     "d_ut": {"/work": ["main.d", "main"]},
     "pytest": {"/work": ["main_test.py"]},
     "gtest": {"/work": ["main.cpp", "main"]},
+    "junit": {"/work": ["ShellTest.java", "ShellTest.class"]},
+    # jest's haste map and its cache (jest.config.js puts it in /work).
+    "jest": {"/work": ["main.test.ts", "main.test.js", ".jest-cache"]},
 }
 
 _SAFE = re.compile(r"[A-Za-z0-9+/=| ._:;(){}&>-]*")
