@@ -36,6 +36,9 @@ from judge_service.sandbox.models import Job, Verdict
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings
 
+# Older checkouts (run through PYTHONPATH, for before/after comparisons) have no prompt field on
+# jobs or stored problems.
+WITH_PROMPT = "prompt" in Job.model_fields
 SUM_TESTS = [{"input": f"{i} {i * 7}\n", "output": str(i * 8)} for i in range(10)]
 SUM_CODE = "a, b = map(int, input().split())\nprint(a + b)\n"
 
@@ -90,7 +93,7 @@ def humaneval_problems(problems: dict[str, dict[str, str]]) -> list[dict[str, An
             "mode": "assert",
             "entry_point": p["entry_point"],
             "tests": [p["test"]],
-            "prompt": p["prompt"],
+            **({"prompt": p["prompt"]} if WITH_PROMPT else {}),
         }
         for task_id, p in problems.items()
     ]
@@ -110,7 +113,7 @@ def direct_round(pool: SandboxPool, problems: dict[str, dict[str, str]], round_n
             code=code,
             entry_point=p["entry_point"],
             tests=[{"code": p["test"]}],
-            prompt=p["prompt"],
+            **({"prompt": p["prompt"]} if WITH_PROMPT else {}),
         )
         for code, p in zip(programs(problems, round_no), problems.values(), strict=True)
     ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,44 @@ def test_mapped_shared_memory_of_a_process() -> None:
     assert ipc.mapped_kb([os.getpid()]) - before >= 4 << 10
     assert ipc.mapped_kb([0]) == 0  # no such process
     area.close()
+
+
+# In a private IPC namespace of its own (the host's holds other programs' objects): more
+# objects than one read of /proc/sysvipc/* returns, then the agent's removal.
+MANY_OBJECTS = """
+import ctypes, os, sys
+from judge_service.sandbox.agent import ipc
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x08000000) != 0:  # CLONE_NEWIPC
+    print("skip: unshare failed, errno", ctypes.get_errno())
+    raise SystemExit(0)
+IPC_PRIVATE, IPC_CREAT = 0, 0o1000
+for _ in range(int(sys.argv[1])):
+    if min(libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600),
+           libc.semget(IPC_PRIVATE, 1, IPC_CREAT | 0o600),
+           libc.shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0o600)) < 0:
+        raise SystemExit("creating failed: errno %d" % ctypes.get_errno())
+tables = {kind: len(ipc._table(kind)) for kind in ("shm", "msg", "sem")}
+size = min(len(open("/proc/sysvipc/" + kind, "rb").read()) for kind in tables)
+ipc.remove_sysv_objects(libc)
+left = {kind: len(ipc._table(kind)) for kind in tables}
+print(tables["shm"], tables["msg"], tables["sem"], size, sum(left.values()))
+"""
+
+
+@pytest.mark.parametrize("count", [1, 1000])
+def test_every_sysv_object_is_removed_however_long_the_tables(count: int) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", MANY_OBJECTS, str(count)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        check=True,
+    )
+    if done.stdout.startswith("skip"):
+        pytest.skip(f"no private IPC namespace here: {done.stdout}")
+    shm, msg, sem, smallest_table, left = map(int, done.stdout.split())
+    assert (shm, msg, sem) == (count, count, count)
+    if count > 1:
+        assert smallest_table > 1 << 16  # longer than one read of procfs.read_file
+    assert left == 0

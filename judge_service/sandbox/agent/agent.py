@@ -133,6 +133,8 @@ class ProcessWatch:
         # All the CPU the job's processes used, reaped by whoever (see procfs.JobCpuClock).
         self.job_cpu_ms = 0.0
         self.lost = ""
+        # No process of the job was left when it ended (none can have started since).
+        self.none_left = False
 
 
 class ReportBudget:
@@ -164,6 +166,13 @@ class Agent:
         self.job_data: dict[str, testdata.Kept] = {}
         self.dropped: list[testdata.Kept] = []
         self.javac = javac_server.JavacServer()
+        # How many times a job's processes may have run (spawns, stragglers found), and that
+        # count when the judge's processes were last checked and the IPC objects last removed:
+        # the reset repeats neither check when no process of the job has run since.
+        self.runs = 0
+        self.checked_at = self.ipc_cleared_at = -1
+        # Set when processes outlived a kill: they ran on after any check; the reset does all.
+        self.survivors = False
         if init.get("zygote_bundle"):
             self.zygote = Helper(
                 "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
@@ -301,6 +310,7 @@ class Agent:
         the program's). Its start-up is not the job's: limits count from the request on."""
         if not javac_server.serves(spec["argv"], spec["limits"]["memory_kb"]):
             return None
+        self.runs += 1
         server = self.javac
         if server.running() and (
             server.env != spec["env"] or not server.usable(self.limits, self.scheduling)
@@ -425,7 +435,8 @@ class Agent:
                 finally:
                     for fd in fds[4:5]:  # the token, created only for harness modes
                         os.close(fd)
-            self._kill_stragglers()
+            if not watch.none_left:
+                self._kill_stragglers()
             self._clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
@@ -655,6 +666,7 @@ class Agent:
         """Spawn through ``helper`` and watch the job. With ``runner``, the spawned process is
         an assert-mode harness that runs the candidate as its child: its own memory is the
         judge's, not the program's, and is left out of the program's."""
+        self.runs += 1
         shared = ipc.SharedMemory(cap_fds)
         judge_pids = sorted(pid for pid in self._judge_pids() if pid)
         clock = procfs.JobCpuClock(judge_pids)
@@ -759,7 +771,9 @@ class Agent:
         watch.wall_ms = (time.monotonic() - started) * 1000.0
         # Children the program left running (or unreaped) count too: sampled before they die,
         # with what it left in shared memory (a /dev/shm file outlives its writer).
-        others = [other for other in self._job_pids() if other != pid]
+        job_pids = self._job_pids()
+        watch.none_left = not job_pids
+        others = [other for other in job_pids if other != pid]
         left_kb = procfs.memory_kb(others, memory_limit_kb)
         left_kb += shared.unmapped_kb(others, max(left_kb, watch.peak_kb), memory_limit_kb)
         watch.peak_kb = max(watch.peak_kb, left_kb)
@@ -793,6 +807,7 @@ class Agent:
             self.tainted = "resource limits of the judge were changed"
         elif not self._restore_scheduling():
             self.tainted = "the judge's scheduling priority, policy or CPU affinity was changed"
+        self.checked_at = self.runs
         return self.tainted
 
     def _restore_scheduling(self) -> bool:
@@ -828,6 +843,7 @@ class Agent:
             others = [pid for pid in procfs.all_pids() if pid not in keep]
             if not others:
                 return
+            self.runs += 1
             if len(others) > SWARM_PROCESSES:
                 procfs.kill(-1)
                 # The warm javac was killed too: reap it now. Left to a later _reap, it could
@@ -839,6 +855,7 @@ class Agent:
                     procfs.kill(pid)
             self._reap()
             time.sleep(0.001)
+        self.survivors = True
 
     def _reap(self) -> None:
         while True:
@@ -864,12 +881,25 @@ class Agent:
             return f"reset failed: {error!r}"[:1000]
 
     def _reset(self) -> str:
+        runs = self.runs
         self._kill_stragglers()
-        problems = [self.tainted] if self.tainted or self._repair_after_test() else []
+        # Nothing but the judge's own processes has run since the last test's checks and IPC
+        # clean-up (stragglers found would have counted, survivors of a kill end this): what
+        # they found still holds, and the last test's are not done twice.
+        settled = not self.survivors
+        self.survivors = False
+        checked = settled and self.checked_at == self.runs
+        problems = (
+            [self.tainted] if self.tainted or (not checked and self._repair_after_test()) else []
+        )
+        ipc_cleared = settled and self.ipc_cleared_at == self.runs
         for directory in SCRATCH_DIRS:
+            if ipc_cleared and directory in IPC_DIRS:
+                continue
             if not self._wipe(directory):
                 problems.append(f"{directory} not empty after wipe")
-        ipc.remove_sysv_objects(self.libc)
+        if not ipc_cleared:
+            ipc.remove_sysv_objects(self.libc)
         for helper in self._helpers():
             nonce = os.urandom(8).hex()
             ping = (
@@ -883,23 +913,30 @@ class Agent:
                     helper.start()
                 except HelperError as error:
                     problems.append(str(error))
-        keep = self._judge_pids()
-        leftover = [pid for pid in procfs.all_pids() if pid not in keep]
-        if leftover:
-            problems.append(f"processes survived the reset: {leftover}")
+        # When no process of the job was left (it would have counted) and none ran since, none
+        # can have appeared: only a job's process could start one.
+        if self.runs != runs or self.survivors:
+            keep = self._judge_pids()
+            leftover = [pid for pid in procfs.all_pids() if pid not in keep]
+            if leftover:
+                problems.append(f"processes survived the reset: {leftover}")
         return "; ".join(problems)
 
     def _clear_ipc(self) -> None:
         """Between tests too, not only between jobs: shared memory a test left would hold memory
         charged to no test, and carry state into the next (its processes are dead by now, so
         nothing keeps a segment attached)."""
-        for directory in IPC_DIRS:
-            self._wipe(directory)
+        emptied = [self._wipe(directory) for directory in IPC_DIRS]
         ipc.remove_sysv_objects(self.libc)
+        if all(emptied):  # else the reset wipes again and reports what is left
+            self.ipc_cleared_at = self.runs
 
     def _wipe(self, directory: str) -> bool:
         """Empty ``directory`` (if the sandbox has it); whether it is empty now."""
-        if not os.path.isdir(directory):
+        try:
+            if not os.listdir(directory):
+                return True  # most tests leave nothing: one listing
+        except (FileNotFoundError, NotADirectoryError):
             return True
         try:
             workdir.wipe(directory)

@@ -121,7 +121,7 @@ def remove_sysv_objects(libc: Any) -> None:
 
 def _table(kind: str) -> list[list[str]]:
     try:
-        with open(f"/proc/sysvipc/{kind}") as table:
-            return [row.split() for row in table.read().splitlines()[1:]]
+        text = procfs.read_all(f"/proc/sysvipc/{kind}")
     except OSError:
         return []
+    return [row.split() for row in text.decode().splitlines()[1:]]

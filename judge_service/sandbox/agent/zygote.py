@@ -21,6 +21,7 @@ import bisect  # noqa: F401
 import collections  # noqa: F401
 import ctypes
 import functools  # noqa: F401
+import gc
 import heapq  # noqa: F401
 import io
 import itertools  # noqa: F401
@@ -54,6 +55,11 @@ def main() -> None:
     control = socket.socket(fileno=os.dup(0))
     _harden()
     control.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
+    # Everything built so far (the preloaded modules) is never collected again: a collection
+    # writes to the header of every object it visits, and after a fork each write to a page
+    # copies it, in this process and in the child (whose first full collection would copy
+    # the whole heap).
+    gc.freeze()
     while True:
         try:
             data, fds = _receive(control)
@@ -74,18 +80,18 @@ def main() -> None:
             _child(request, feeder.child_fds if feeder else fds)
         for fd in feeder.close_after_fork() if feeder else fds:
             os.close(fd)
-        control.send(json.dumps({"op": "spawned", "pid": pid}).encode())
+        # JSON by hand while the child lives: after fork(2) every page this process writes
+        # is copied first, and json.dumps writes to some 30 pages the loop touches nowhere
+        # else (0.07 ms a test).
+        control.send(b'{"op": "spawned", "pid": %d}' % pid)
         if feeder:
             feeder.feed(pid)
         _, status, usage = os.wait4(pid, 0)
-        report = {
-            "op": "exit",
-            "pid": pid,
-            "status": status,
-            "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1000.0,
-            "maxrss_kb": usage.ru_maxrss,
-        }
-        control.send(json.dumps(report).encode())
+        cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000.0
+        control.send(
+            b'{"op": "exit", "pid": %d, "status": %d, "cpu_ms": %r, "maxrss_kb": %d}'
+            % (pid, status, cpu_ms, usage.ru_maxrss)
+        )
 
 
 class CallFeeder:

@@ -1,0 +1,104 @@
+"""What the agent reads of /proc (judge_service/sandbox/agent/procfs.py), on the host."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from judge_service.sandbox.agent import procfs
+
+# A process that spends about 0.3 s of CPU in a thread, or in a child it reaps, says so, then
+# sleeps until its stdin closes.
+SPIN = """
+import os, sys, threading, time
+def spin():
+    end = time.process_time() + 0.3
+    while time.process_time() < end:
+        pass
+how = sys.argv[1]
+if how == "thread":
+    worker = threading.Thread(target=spin)
+    worker.start()
+    worker.join()
+elif how == "child":
+    pid = os.fork()
+    if pid == 0:
+        end = time.perf_counter() + 5
+        while time.perf_counter() < end and os.times().user + os.times().system < 0.3:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
+print("spun", flush=True)
+sys.stdin.read()
+"""
+
+
+def _spinner(how: str) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(SPIN), how],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == "spun\n"
+    return process
+
+
+def test_own_cpu_counts_the_threads_that_have_ended() -> None:
+    """A judge process whose thread did work and ended (a JVM's compiler threads) used that
+    CPU itself: it must not count as the job's. Its thread is gone from /proc/PID/task."""
+    process = _spinner("thread")
+    try:
+        assert os.listdir(f"/proc/{process.pid}/task") == [str(process.pid)]
+        assert procfs.own_cpu_s([process.pid]) >= 0.25
+    finally:
+        process.communicate("")
+
+
+def test_own_cpu_leaves_out_the_children_it_reaped() -> None:
+    process = _spinner("child")
+    try:
+        assert procfs.own_cpu_s([process.pid]) < 0.2  # its own start-up only
+        assert procfs.usage([process.pid])[1] < 0.2
+    finally:
+        process.communicate("")
+
+
+def test_own_cpu_sums_processes_and_skips_the_gone() -> None:
+    first, second = _spinner("thread"), _spinner("thread")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    try:
+        both = procfs.own_cpu_s([first.pid, second.pid])
+        assert both >= 0.5
+        assert procfs.own_cpu_s([first.pid, second.pid, gone.pid]) >= both
+        assert procfs.own_cpu_s([gone.pid]) == 0.0
+    finally:
+        first.communicate("")
+        second.communicate("")
+
+
+def test_all_pids_lists_processes_only() -> None:
+    child = subprocess.Popen(["sleep", "5"])
+    try:
+        pids = procfs.all_pids()
+        assert os.getpid() in pids and child.pid in pids
+        assert all(isinstance(pid, int) and pid > 0 for pid in pids)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.pid not in procfs.all_pids()
+
+
+def test_read_all_reads_past_one_buffer(tmp_path: Path) -> None:
+    """An IPC table of thousands of objects is longer than one read returns: every row must
+    be read, or the objects past the first buffer outlive the test."""
+    table = tmp_path / "table"
+    table.write_bytes(b"".join(b"row %06d\n" % n for n in range(20000)))  # 220 kB
+    assert procfs.read_all(str(table)) == table.read_bytes()
+    assert len(procfs.read_file(str(table))) == 1 << 16
+    maps = procfs.read_all(f"/proc/{os.getpid()}/maps")
+    assert maps.endswith(b"\n") and maps.count(b"\n") > 10
