@@ -35,6 +35,10 @@ LIMITS = {"time_limit_ms": 10_000, "memory_limit_mb": 512}
 # the comma operator; 155 counts no digit in 0): AC, as HumanEval-X scores them (console.assert
 # does not stop the program), but they print the failed assertions.
 WRONG_IN_DATASET = {"JavaScript/112", "JavaScript/155"}
+# Go/95's solution stops after the second key of a map, so its answer depends on Go's randomised
+# map iteration order: ``{"p", "A", "B"}`` is "upper" when A and B come first. It passes its
+# tests in some runs and not in others, under any Go (about one run in four on Go 1.19).
+ORDER_DEPENDENT_IN_DATASET = {"Go/95"}
 
 
 def _rows(language: str) -> list[dict[str, Any]]:
@@ -101,6 +105,8 @@ def _failures(rows: list[dict[str, Any]], results: list[JobResult]) -> list[tupl
         asserted = any("Assertion failed" in test.stderr for test in result.tests)
         if row["task_id"] in WRONG_IN_DATASET:
             asserted = not asserted
+        if row["task_id"] in ORDER_DEPENDENT_IN_DATASET and result.verdict is Verdict.WA:
+            continue
         if result.verdict is not Verdict.AC or asserted:
             compiled = result.compile.output[-300:] if result.compile is not None else ""
             tests = [(test.verdict, test.message, test.stderr[-300:]) for test in result.tests]
@@ -114,6 +120,21 @@ def test_every_canonical_solution_is_accepted(pool: SandboxPool, language: str) 
     assert len(rows) == 164
     results = _judge_all(pool, language, rows)
     assert _failures(rows, results) == []
+
+
+def test_the_order_dependent_go_task_is_accepted_when_it_checks_every_key(
+    pool: SandboxPool,
+) -> None:
+    """Go/95 with its early ``break`` removed (every key checked, as the task asks) is AC in
+    each of several runs, whatever order the map is walked in."""
+    row = next(row for row in _rows("go_test") if row["task_id"] == "Go/95")
+    early_stop = "        } else {\n            break\n        }\n    }\n"
+    assert early_stop in row["canonical_solution"]
+    fixed = {
+        **row,
+        "canonical_solution": row["canonical_solution"].replace(early_stop, "        }\n    }\n"),
+    }
+    assert _failures([fixed] * 6, _judge_all(pool, "go_test", [fixed] * 6)) == []
 
 
 @pytest.mark.parametrize(
