@@ -62,12 +62,13 @@ def _parent(image: str) -> str:
 def pch_flags(compile_argv: Sequence[str]) -> list[str]:
     """The options of a compile command that a precompiled header must be built with: all but
     the output file and the libraries and linker options, which only the link reads."""
+    link_only = ("-l", "-Wl,", "-fuse-ld=")
     flags: list[str] = []
     arguments = iter(compile_argv[1:])
     for argument in arguments:
         if argument == "-o":
             next(arguments, None)
-        elif argument.startswith("-") and not argument.startswith(("-l", "-Wl,")):
+        elif argument.startswith("-") and not argument.startswith(link_only):
             flags.append(argument)
     return flags
 

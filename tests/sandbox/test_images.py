@@ -112,9 +112,9 @@ def test_the_variants_differ_from_the_default_only_in_their_standard() -> None:
 
 def test_linker_options_stay_out_of_the_precompiled_headers_flags() -> None:
     argv = LANGUAGES["cpp"].compile_command("")
-    assert "-Wl,--as-needed" in argv and "-lcrypto" in argv
+    assert "-Wl,--as-needed" in argv and "-lcrypto" in argv and "-fuse-ld=mold" in argv
     flags = images.pch_flags(argv)
-    assert not [flag for flag in flags if flag.startswith(("-l", "-Wl,"))]
+    assert not [flag for flag in flags if flag.startswith(("-l", "-Wl,", "-fuse-ld="))]
 
 
 def test_the_base_is_debootstrapped_from_the_mirror_a_bookworm_host_uses(tmp_path: Path) -> None:
