@@ -133,8 +133,11 @@ def _rust(
 
 
 # GOPATH mode (no module proxy is reachable): Debian's Go libraries (testify) are GOPATH
-# sources under /usr/share/gocode.
+# sources under /usr/share/gocode. One P (GOMAXPROCS=1): the verdict counts every thread's CPU
+# time, other sandboxes share the cores, and a runtime with one P starts in about 0.2 ms less
+# CPU (bench/RESULTS.md); as Go 1.25 sets it itself from a container's CPU limit.
 _GO_ENV = {
+    "GOMAXPROCS": "1",
     "GOCACHE": "/tmp/go-cache",
     "GOPATH": "/tmp/go:/usr/share/gocode",
     "CGO_ENABLED": "0",

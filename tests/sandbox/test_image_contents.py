@@ -170,3 +170,16 @@ def test_c_and_cpp_programs_are_linked_by_mold(judge: Any, language: str) -> Non
     result = judge(language, LINKED_BY, [{"input": "", "output": "mold"}])
     assert result.verdict == Verdict.AC, result
 
+
+def test_a_go_program_runs_on_one_p_and_its_goroutines_still_run(judge: Any) -> None:
+    """GOMAXPROCS=1 (languages.py): one P, goroutines interleaved on it."""
+    code = (
+        'package main\n\nimport (\n\t"fmt"\n\t"runtime"\n\t"sync"\n)\n\n'
+        "func main() {\n\tvar wg sync.WaitGroup\n\tsums := make([]int, 4)\n"
+        "\tfor g := 0; g < 4; g++ {\n\t\twg.Add(1)\n"
+        "\t\tgo func(g int) {\n\t\t\tdefer wg.Done()\n"
+        "\t\t\tfor i := 0; i < 1000; i++ {\n\t\t\t\tsums[g] += i\n\t\t\t}\n\t\t}(g)\n\t}\n"
+        "\twg.Wait()\n\tfmt.Println(runtime.GOMAXPROCS(0), sums[0]+sums[3])\n}\n"
+    )
+    result = judge("go", code, [{"input": "", "output": "1 999000"}])
+    assert result.verdict is Verdict.AC, (result.tests, result.compile)
