@@ -56,9 +56,12 @@ def render() -> str:
             failed = spec.assert_failure_exit
             status = f"signal {-failed}" if failed < 0 else f"exit {failed}"
             modes = f"assert (appended: exit 0 AC, {status} WA), stdin"
+        compile_command = _command(spec.compile_argv, spec)
+        if spec.syntax_check_argv:
+            compile_command = f"{_command(spec.syntax_check_argv, spec)} (at a failed test)"
         rows.append(
             f"| {spec.display_title} | {_names(spec)} | {_fusion(spec)} | {spec.version} "
-            f"| {_command(spec.compile_argv, spec)} | {_command(spec.run_argv, spec)} | {modes} |"
+            f"| {compile_command} | {_command(spec.run_argv, spec)} | {modes} |"
         )
     rows.append(END)
     return "\n".join(rows)

@@ -108,6 +108,8 @@ def agent_header(
         header["return_artifacts"] = bool(spec.artifacts)
     elif cached is not None:
         files += list(cached.artifacts)
+    if spec.syntax_check_argv:
+        header["syntax_check"] = compile_spec(job, spec, settings, syntax_check=True)
     header["blob_files"] = [{"name": f.name, "size": len(f.content), "mode": f.mode} for f in files]
     if data:
         header["test_cache_bytes"] = test_cache_bytes(job, spec, settings)
@@ -172,13 +174,18 @@ def _keyed(text: str, data: dict[str, Content]) -> str:
     return content.key
 
 
-def compile_spec(job: Job, spec: LanguageSpec, settings: SandboxConfig) -> wire.CompileSpec:
-    """How the agent compiles ``job``: all of it is part of the compile-cache key."""
+def compile_spec(
+    job: Job, spec: LanguageSpec, settings: SandboxConfig, syntax_check: bool = False
+) -> wire.CompileSpec:
+    """How the agent compiles ``job`` (or checks its syntax): all of it is part of the
+    compile-cache key."""
     limits = job.limits
     frame: wire.CompileSpec = {
-        "argv": spec.compile_command(job.code),
+        "argv": (
+            spec.syntax_check_command(job.code) if syntax_check else spec.compile_command(job.code)
+        ),
         "env": spec.environment(),
-        "artifacts": list(spec.artifacts),
+        "artifacts": [] if syntax_check else list(spec.artifacts),
         "limits": {
             "cpu_ms": limits.compile_time_limit_ms,
             # CPU time is the limit; the wall clock only stops a compiler that blocks, and a

@@ -26,6 +26,11 @@ class LanguageSpec:
     source_name: str
     run_argv: tuple[str, ...]
     compile_argv: tuple[str, ...] = ()
+    # An interpreter's syntax check (``node --check``): not run before the tests, which would
+    # start the runtime twice for every program, but once, at the first test that ends RE or
+    # CE, where it tells a program the runtime could not parse (CE, with the check's output)
+    # from one that failed running. The verdicts are a check-first judge's.
+    syntax_check_argv: tuple[str, ...] = ()
     # A compiler the sandbox keeps warm between jobs ("javac": see agent/javac_server.py).
     compile_server: str = ""
     artifacts: tuple[str, ...] = ()
@@ -97,6 +102,9 @@ class LanguageSpec:
 
     def compile_command(self, code: str) -> list[str]:
         return [part.format(source=self.source_file(code)) for part in self.compile_argv]
+
+    def syntax_check_command(self, code: str) -> list[str]:
+        return [part.format(source=self.source_file(code)) for part in self.syntax_check_argv]
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")

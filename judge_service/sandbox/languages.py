@@ -252,7 +252,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version="Node 20",
             aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
-            compile_argv=("/usr/bin/node", "--check", "{source}"),
+            syntax_check_argv=("/usr/bin/node", "--check", "{source}"),
             run_argv=(*_NODE_RUN, "main.js"),
             harness_argv=("/opt/judge/node-runner", *_NODE_RUN[1:], "/opt/judge/harness.js"),
             modes=frozenset(TestMode),
@@ -298,7 +298,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             aliases=frozenset({"pypy3"}),
             source_name="main.py",
             # A syntax error is CE, as in CPython's zygote, not a runtime error on every test.
-            compile_argv=(
+            syntax_check_argv=(
                 "/usr/bin/pypy3",
                 "-c",
                 "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",

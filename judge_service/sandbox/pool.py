@@ -139,7 +139,8 @@ class SandboxPool:
             result = _jobs.job_result(job, None, b"", cached)
         else:
             header, blob, data = _jobs.agent_header(job, spec, self.settings, cached)
-            compiling = cached is None and spec.compiled
+            # A syntax check may run too: the host waits for it as for a compile.
+            compiling = (cached is None and spec.compiled) or bool(spec.syntax_check_argv)
             reply, reply_blob = self._run(job, header, blob, data, compiling, answer_by)
             compiled = _jobs.compiled_program(reply, reply_blob)
             if key and compiled is not None:

@@ -205,7 +205,7 @@ class Agent:
             workdir.unpack_files(job.get("blob_files", []), blob)
             if job.get("source_name"):
                 workdir.write_file(job["source_name"], job["source"].encode(), 0o644)
-            compiled = self._compile(job, reply) if job.get("compile") else True
+            compiled = self._compile(job["compile"], reply) if job.get("compile") else True
             if job.get("return_artifacts") and compiled:
                 # Before any test runs: the host caches these bytes for every later job with
                 # the same build inputs, and a running program can replace its own files.
@@ -265,8 +265,7 @@ class Agent:
             return testdata.reader(held)
         return workdir.memfd("stdin", self._test_bytes(test, output=False))
 
-    def _compile(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:
-        spec = job["compile"]
+    def _compile(self, spec: wire.CompileSpec, reply: wire.ResultFrame) -> bool:
         limits = spec["limits"]
         served = self._compile_on_server(spec) if spec.get("server") == "javac" else None
         if served is not None:
@@ -303,6 +302,15 @@ class Agent:
             "limit": watch.killed_for if watch.killed_for in ("cpu", "wall") else None,
         }
         return not failed
+
+    def _syntax_is_valid(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:
+        """The interpreter's syntax check, on the source as sent: the program ran, and may have
+        rewritten its file (then, when the file cannot be restored, its failure stands)."""
+        try:
+            workdir.write_file(job["source_name"], job["source"].encode(), 0o644)
+        except OSError:
+            return True
+        return self._compile(job["syntax_check"], reply)
 
     def _compile_on_server(self, spec: wire.CompileSpec) -> tuple[ProcessWatch, bytes] | None:
         """The compile on the warm javac, or None to compile with plain javac: the command is
@@ -353,6 +361,7 @@ class Agent:
         budget_s = job.get("budget_ms", 0) / 1000.0
         started = time.monotonic()
         report = ReportBudget(job["limits"]["report_bytes"], job["limits"]["report_total_bytes"])
+        unchecked = True
         try:
             for test in job["tests"]:
                 if budget_s and time.monotonic() - started > budget_s:
@@ -373,6 +382,11 @@ class Agent:
                     reply["tests"].append(result)
                     break
                 reply["tests"].append(result)
+                if result["verdict"] in ("RE", "CE") and unchecked and "syntax_check" in job:
+                    unchecked = False
+                    if not self._syntax_is_valid(job, reply):
+                        reply["tests"].clear()
+                        break
                 if result["verdict"] == "CE":
                     reply["compile"] = {"ok": False, "output": result["message"], "cpu_ms": 0.0}
                     reply["tests"].pop()

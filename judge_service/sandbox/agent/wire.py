@@ -131,6 +131,9 @@ class JobFrame(TypedDict):
     # Absent when nothing is compiled (an interpreted language, or a cached build in the blob).
     compile: NotRequired[CompileSpec]
     return_artifacts: NotRequired[bool]
+    # An interpreter's syntax check, run at the first test that ends RE or CE (see
+    # LanguageSpec.syntax_check_argv); its artifacts are none.
+    syntax_check: NotRequired[CompileSpec]
     # Test data this frame carries (in the blob, after blob_files), and how many bytes of test
     # data the agent keeps for later jobs (default 0: none).
     test_data: NotRequired[list[DataEntry]]
