@@ -80,6 +80,12 @@ def test_run_code_runtime_errors_are_failed_with_the_exit_status(client: TestCli
     assert syntax["status"] == "Failed" and syntax["compile_result"] is None
     assert syntax["run_result"]["return_code"] == 1
     assert "SyntaxError" in syntax["run_result"]["stderr"]
+    # Node's syntax check is the judge's, but SandboxFusion's nodejs is interpreted: a run that
+    # exited 1, no compile result.
+    node_syntax = _run(client, "const x = ;\n", language="nodejs")
+    assert node_syntax["status"] == "Failed" and node_syntax["compile_result"] is None
+    assert node_syntax["run_result"]["return_code"] == 1
+    assert "SyntaxError" in node_syntax["run_result"]["stderr"]
 
 
 PYTEST_SUITE = (
