@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from judge_service.api import create_app
-from judge_service.settings import Settings
+from tests.api._judging import sqlite_client
 
 pytestmark = pytest.mark.integration
 
@@ -28,19 +27,9 @@ LOUD = "import sys\nsys.stdout.write('o' * (1 << 20))\nsys.stderr.write('e' * (1
 NOISY_C = "".join(f"#error {'n' * 60} {line}\n" for line in range(1500)) + "int main(void){}\n"
 
 
-def _client(tmp_path: Path, **fields: Any) -> TestClient:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/judge.db",
-        sandboxes_per_language=1,
-        complexity_empirical=False,
-        **fields,
-    )
-    return TestClient(create_app(settings))
-
-
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with _client(tmp_path, max_reply_output_bytes=CAP) as c:
+    with sqlite_client(tmp_path, max_reply_output_bytes=CAP) as c:
         yield c
 
 
@@ -92,7 +81,7 @@ def test_run_code_flags_output_it_cut(client: TestClient) -> None:
 
 
 def test_run_code_output_is_within_the_cap(tmp_path: Path) -> None:
-    with _client(tmp_path, max_reply_output_bytes=MIB + 100) as small:
+    with sqlite_client(tmp_path, max_reply_output_bytes=MIB + 100) as small:
         body = small.post("/run_code", json={"code": LOUD, "language": "python"}).json()
     run = body["run_result"]
     assert run["stdout"] == "o" * MIB and run["stderr"] == "e" * 100
@@ -104,7 +93,7 @@ def test_judge_compile_output_is_capped_per_reply_sync_and_queued(tmp_path: Path
     items = [
         {"id": str(n), "problem": _problem(), "language": "c", "code": NOISY_C} for n in "abcd"
     ]
-    with _client(tmp_path, max_reply_output_bytes=cap, max_batch=8) as small:
+    with sqlite_client(tmp_path, max_reply_output_bytes=cap, max_batch=8) as small:
         results = small.post("/v1/judge", json={"submissions": items}).json()["results"]
         job = small.post("/v1/submissions", json={"submissions": items}).json()["job_id"]
         deadline = time.monotonic() + 120

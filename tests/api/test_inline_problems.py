@@ -18,9 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from judge_service.api import create_app
-from judge_service.settings import Settings
 from judge_service.store.models import BatchJobRow
+from tests.api._judging import sqlite_client
 
 pytestmark = pytest.mark.integration
 
@@ -37,19 +36,9 @@ def hash_of(problem: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _client(tmp_path: Path, **overrides: Any) -> TestClient:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/judge.db",
-        sandboxes_per_language=1,
-        complexity_empirical=False,
-        **overrides,
-    )
-    return TestClient(create_app(settings))
-
-
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with _client(tmp_path) as c:
+    with sqlite_client(tmp_path) as c:
         yield c
 
 
@@ -143,7 +132,7 @@ def test_an_invalid_problem_is_not_remembered(client: TestClient) -> None:
 
 
 def test_with_no_memory_for_inline_problems_every_name_is_unknown(tmp_path: Path) -> None:
-    with _client(tmp_path, inline_problems_mb=0) as client:
+    with sqlite_client(tmp_path, inline_problems_mb=0) as client:
         sent, named = _judge(
             client,
             [

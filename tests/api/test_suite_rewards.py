@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from judge_service.api import create_app
-from judge_service.settings import Settings
+from tests.api._judging import sqlite_client
 
 pytestmark = pytest.mark.integration
 
@@ -33,19 +32,9 @@ HONEST = "def add(a, b):\n    return a + b\n\ndef test_add():\n    assert add(1,
 SUITE_PROBLEM = {"id": "suite", "tests": [{"input": ""}]}
 
 
-def _client(tmp_path: Path, **overrides: Any) -> TestClient:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path}/judge.db",
-        sandboxes_per_language=1,
-        complexity_empirical=False,
-        **overrides,
-    )
-    return TestClient(create_app(settings))
-
-
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    with _client(tmp_path_factory.mktemp("suites")) as c:
+    with sqlite_client(tmp_path_factory.mktemp("suites")) as c:
         yield c
 
 
@@ -83,7 +72,7 @@ def test_run_code_still_runs_suites_as_sandbox_fusion_does(client: TestClient) -
 
 
 def test_turned_on_suites_are_judged_by_their_exit_status(tmp_path: Path) -> None:
-    with _client(tmp_path, judge_test_suites=True) as client:
+    with sqlite_client(tmp_path, judge_test_suites=True) as client:
         right = _judge(client, "pytest", HONEST.replace("__SUM__", "3"))
         wrong = _judge(client, "pytest", HONEST.replace("__SUM__", "4"))
     assert right["verdict"] == "AC" and wrong["verdict"] == "WA", (right, wrong)

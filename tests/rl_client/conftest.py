@@ -4,6 +4,7 @@ and one whose sandboxes cannot start (every item is a system error)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,17 +24,24 @@ def fenced(code: str) -> str:
     return f"Here is my answer.\n```python\n{code}```\n"
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
-    """The service with the ``sum`` problem stored; empirical timing off (the static
-    complexity judge answers), so a test does not wait on timing runs it does not look at."""
-    root: Path = tmp_path_factory.mktemp("service")
-    env = {
+@contextmanager
+def sqlite_service(root: Path, **env: str) -> Iterator[ApiServer]:
+    """A live service on a SQLite database in ``root``, with ``env`` on top; empirical timing
+    off (the static complexity judge answers), so a test does not wait on timing runs it does
+    not look at."""
+    base = {
         "JUDGE_DATABASE_URL": f"sqlite:///{root}/judge.db",
-        "JUDGE_SANDBOXES_PER_LANGUAGE": "2",
         "JUDGE_COMPLEXITY_EMPIRICAL": "false",
     }
-    with serving(env, root / "serve.log") as api:
+    with serving({**base, **env}, root / "serve.log") as api:
+        yield api
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    """The service with the ``sum`` problem stored."""
+    root: Path = tmp_path_factory.mktemp("service")
+    with sqlite_service(root, JUDGE_SANDBOXES_PER_LANGUAGE="2") as api:
         import httpx
 
         assert httpx.post(f"{api.url}/v1/problems", json=SUM_PROBLEM).status_code == 200

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,8 +13,8 @@ import pytest
 
 from rl_client import AsyncJudgeClient, JudgeClient, Submission
 from rl_client._problem_names import problem_hash
-from tests.api._cluster import ApiServer, serving
-from tests.rl_client.conftest import SUM_OK, SUM_PROBLEM, SUM_WRONG
+from tests.api._cluster import ApiServer
+from tests.rl_client.conftest import SUM_OK, SUM_PROBLEM, SUM_WRONG, sqlite_service
 
 BIG = {  # about 1 MB of tests, as a contest problem carries
     "id": "big-sum",
@@ -144,13 +143,8 @@ def test_against_the_service_the_second_step_sends_kilobytes(service: ApiServer)
 
 @pytest.fixture(scope="module")
 def forgetful(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
-    root: Path = tmp_path_factory.mktemp("forgetful")
-    env = {
-        "JUDGE_DATABASE_URL": f"sqlite:///{root}/judge.db",
-        "JUDGE_COMPLEXITY_EMPIRICAL": "false",
-        "JUDGE_INLINE_PROBLEMS_MB": "0",
-    }
-    with serving(env, root / "serve.log") as api:
+    """The service with no memory for inline problems: every name it is sent is unknown."""
+    with sqlite_service(tmp_path_factory.mktemp("forgetful"), JUDGE_INLINE_PROBLEMS_MB="0") as api:
         yield api
 
 

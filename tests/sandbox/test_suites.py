@@ -106,6 +106,15 @@ def _judge(
     return pool.judge(Job(language=language, code=code, tests=tests, limits={**LIMITS, **fields}))
 
 
+def _judge_with_files(
+    pool: SandboxPool, language: str, code: str, files: dict[str, str]
+) -> JobResult:
+    """``code`` judged with other source files sent beside it (SandboxFusion's ``files``)."""
+    encoded = {name: text.encode() for name, text in files.items()}
+    job = Job(language=language, code=code, tests=[{"input": ""}], files=encoded, limits=LIMITS)
+    return pool.judge(job)
+
+
 def test_the_suite_languages_are_the_table_s() -> None:
     suites = {name for name, spec in LANGUAGES.items() if spec.suite_failure_exit is not None}
     assert suites == set(SUITES)
@@ -191,14 +200,7 @@ def test_a_junit_suite_tests_a_class_sent_in_another_file(pool: SandboxPool) -> 
     )
     for body, verdict in (("2 * x", Verdict.AC), ("x + 2", Verdict.WA)):
         helper = f"public class Twice {{ static int of(int x) {{ return {body}; }} }}\n"
-        job = Job(
-            language="junit",
-            code=suite,
-            tests=[{"input": ""}],
-            files={"Twice.java": helper.encode()},
-            limits=LIMITS,
-        )
-        assert pool.judge(job).verdict is verdict
+        assert _judge_with_files(pool, "junit", suite, {"Twice.java": helper}).verdict is verdict
 
 
 @pytest.mark.parametrize(
@@ -321,11 +323,4 @@ def test_a_jest_suite_imports_a_typescript_module_sent_with_it(
         "import { expect, test } from '@jest/globals';\nimport { add } from './solution';\n\n"
         "test('adds', () => { expect(add(1, 2)).toBe(3); });\n"
     )
-    job = Job(
-        language="jest",
-        code=code,
-        tests=[{"input": ""}],
-        files={"solution.ts": solution.encode()},
-        limits=LIMITS,
-    )
-    assert pool.judge(job).verdict is verdict
+    assert _judge_with_files(pool, "jest", code, {"solution.ts": solution}).verdict is verdict
