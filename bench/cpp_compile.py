@@ -2,13 +2,14 @@
 with and without its precompiled header, measured side by side in one run.
 
 1. ``g++`` in a throwaway container of the C++ image, run with the judge's own compile command
-   (languages.py), alternately with the image's ``bits/stdc++.h.gch`` in place and renamed away,
+   (languages.py), alternately with the image's ``bits/stdc++.h.gch`` (a directory: one
+   precompiled header per standard) in place and renamed away,
    so the header is the only difference. An image without a ``.gch`` gets only the second row.
 2. The same program judged through the engine, a different comment each round so the compile
    cache never answers: the compile CPU time the judge reports (the pool's image, named by
    JUDGE_IMAGE_PREFIX, whatever ``--image`` says).
 
-    .venv/bin/python bench/cpp_compile.py [--rounds 5] [--image judge-sandbox-cpp]
+    .venv/bin/python bench/cpp_compile.py [--rounds 5] [--image judge-sandbox-cpp] [--language cpp17]
 """
 
 from __future__ import annotations
@@ -65,14 +66,19 @@ import glob, json, os, resource, subprocess, sys, time
 program, argv, env, rounds = json.loads(sys.argv[1])
 os.makedirs("/work", exist_ok=True)
 os.chdir("/work")
-gch = glob.glob("/usr/include/*/c++/*/bits/stdc++.h.gch")
+# A .gch file, or a .gch directory of one per standard (overlayfs renames no directory of a
+# lower layer, and GCC tries every file in it: its files are moved out).
+gch = [path for path in glob.glob("/usr/include/*/c++/*/bits/stdc++.h.gch*")
+       if os.path.isfile(path)]
+gch += glob.glob("/usr/include/*/c++/*/bits/stdc++.h.gch/*.gch")
 runs = {"with .gch": [], "without .gch": []}
 for index in range(rounds):
     for label in runs:
         if not gch and label == "with .gch":
             continue
         if gch and label == "without .gch":
-            os.rename(gch[0], gch[0] + ".off")
+            for number, path in enumerate(gch):
+                os.rename(path, f"/tmp/{number}.gch.off")
         with open("main.cpp", "w") as source:
             source.write(program.replace("{round}", f"{label} {index}"))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,13 +89,14 @@ for index in range(rounds):
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         runs[label].append((cpu * 1000, wall * 1000))
         if gch and label == "without .gch":
-            os.rename(gch[0] + ".off", gch[0])
+            for number, path in enumerate(gch):
+                os.rename(f"/tmp/{number}.gch.off", path)
 print(json.dumps({"gch": gch, "runs": runs}))
 """
 
 
-def in_image(image: str, rounds: int) -> dict[str, list[tuple[float, float]]]:
-    spec = LANGUAGES["cpp"]
+def in_image(image: str, rounds: int, language: str) -> dict[str, list[tuple[float, float]]]:
+    spec = LANGUAGES[language]
     payload = json.dumps([PROGRAM, spec.compile_command(PROGRAM), spec.environment(), rounds])
     done = subprocess.run(
         [
@@ -113,12 +120,12 @@ def in_image(image: str, rounds: int) -> dict[str, list[tuple[float, float]]]:
     return {label: [tuple(run) for run in runs] for label, runs in report["runs"].items() if runs}
 
 
-def judged(rounds: int) -> list[float]:
+def judged(rounds: int, language: str) -> list[float]:
     times = []
     with SandboxPool(Settings(sandboxes_per_language=1)) as pool:
         for index in range(rounds):
             code = PROGRAM.replace("{round}", f"judged {index}")
-            result = pool.judge(Job(language="cpp", code=code, tests=TESTS))
+            result = pool.judge(Job(language=language, code=code, tests=TESTS))
             assert result.verdict.value == "AC" and result.compile is not None, result
             assert not result.compile.cached
             times.append(result.compile.time_ms)
@@ -129,8 +136,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--image", default=Settings().image_prefix + "cpp")
+    parser.add_argument("--language", default="cpp", help="cpp or a variant (cpp17)")
     args = parser.parse_args()
-    for label, runs in in_image(args.image, args.rounds).items():
+    for label, runs in in_image(args.image, args.rounds, args.language).items():
         cpu = [run[0] for run in runs]
         wall = [run[1] for run in runs]
         print(
@@ -138,7 +146,7 @@ def main() -> None:
             f"(min {min(cpu):.0f}), wall median {statistics.median(wall):6.0f} ms "
             f"(min {min(wall):.0f}) over {len(runs)} compiles"
         )
-    times = judged(args.rounds)
+    times = judged(args.rounds, args.language)
     print(
         f"judged {'':10s} compile CPU median {statistics.median(times):6.0f} ms "
         f"(min {min(times):.0f}, max {max(times):.0f}) over {len(times)} jobs, cache defeated"

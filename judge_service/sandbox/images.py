@@ -78,6 +78,7 @@ def build_args(language: str, prefix: str) -> dict[str, str]:
     args = {"SANDBOX_BASE": prefix + _parent(language)}
     if language == "cpp":
         args["PCH_FLAGS"] = " ".join(pch_flags(SPECS["cpp"].compile_argv))
+        args["PCH_FLAGS_CPP17"] = " ".join(pch_flags(SPECS["cpp17"].compile_argv))
     return args
 
 

@@ -125,11 +125,12 @@ def test_a_bits_stdcpp_program_compiles_and_runs(judge: Any) -> None:
     assert result.compile is not None and result.compile.ok and result.compile.time_ms > 0
 
 
-def test_the_judges_compile_command_uses_the_precompiled_header() -> None:
+@pytest.mark.parametrize("language", ["cpp", "cpp17"])
+def test_the_judges_compile_command_uses_the_precompiled_header(language: str) -> None:
     """Run the judge's own compile command with ``-H`` in the C++ image, as the sandbox user on
-    a read-only root: GCC marks a precompiled header it used with ``!`` (``x``: it was there
-    but built with other options)."""
-    argv = LANGUAGES["cpp"].compile_command(BITS_PROGRAM)
+    a read-only root: GCC marks the precompiled header it used with ``!`` (``x``: one built
+    with other options), here the one of the language's standard in the .gch directory."""
+    argv = LANGUAGES[language].compile_command(BITS_PROGRAM)
     image = SandboxConfig().image_prefix + "cpp"
     compiled = subprocess.run(
         ["docker", "run", "--rm", "-i", "--network", "none", "--read-only", "--user", "65534"]
@@ -143,7 +144,8 @@ def test_the_judges_compile_command_uses_the_precompiled_header() -> None:
     )
     assert compiled.returncode == 0, compiled.stderr
     used = [line for line in compiled.stderr.splitlines() if line.startswith("! ")]
-    assert len(used) == 1 and used[0].endswith("/bits/stdc++.h.gch"), compiled.stderr[:2000]
+    assert len(used) == 1, compiled.stderr[:2000]
+    assert used[0].endswith(f"/bits/stdc++.h.gch/{language}.gch"), used
 
 
 # The linker names itself in the binary's .comment section ("mold 2.37.1 (compatible with GNU

@@ -60,27 +60,31 @@ def test_the_cli_builds_the_names_the_pool_reads_from_the_settings(
     assert get_settings().image_prefix + "go" == "cli-prefix-go"
 
 
-def test_the_precompiled_header_is_built_with_the_judges_compile_options() -> None:
+@pytest.mark.parametrize(("language", "arg"), [("cpp", "PCH_FLAGS"), ("cpp17", "PCH_FLAGS_CPP17")])
+def test_the_precompiled_header_is_built_with_the_judges_compile_options(
+    language: str, arg: str
+) -> None:
     """GCC ignores a .gch built with other options, so the image takes the judge's own: the
     compile command less its output file, source and libraries."""
-    argv = LANGUAGES["cpp"].compile_command("")
-    flags = images.build_args("cpp", "p-")["PCH_FLAGS"].split()
+    argv = LANGUAGES[language].compile_command("")
+    flags = images.build_args("cpp", "p-")[arg].split()
     assert flags == [word for word in argv[1 : argv.index("-o")] if word.startswith("-")]
     assert "-lm" in argv and "-lm" not in flags
     assert images.pch_flags(["g++", "-o", "-weird-name", "-O3", "x.cpp", "-lgmp"]) == ["-O3"]
     # The Dockerfile's default (for a plain `docker build`) says the same.
     dockerfile = (images.images_dir() / "cpp" / "Dockerfile").read_text()
-    default = re.search(r'^ARG PCH_FLAGS="([^"]*)"$', dockerfile, re.MULTILINE)
+    default = re.search(rf'^ARG {arg}="([^"]*)"$', dockerfile, re.MULTILINE)
     assert default is not None and default[1].split() == flags
 
 
 def test_other_compile_options_rebuild_the_image() -> None:
     context = images.images_dir() / "cpp"
     args = images.build_args("cpp", "p-")
-    changed = {**args, "PCH_FLAGS": "-O2 -std=c++20 -pipe"}
-    assert images._context_hash(context, "base", args) != images._context_hash(
-        context, "base", changed
-    )
+    for arg in ("PCH_FLAGS", "PCH_FLAGS_CPP17"):
+        changed = {**args, arg: "-O2 -std=c++20 -pipe"}
+        assert images._context_hash(context, "base", args) != images._context_hash(
+            context, "base", changed
+        )
 
 
 def test_language_variants_build_and_run_their_languages_image(
