@@ -9,7 +9,7 @@ with and without its precompiled header, measured side by side in one run.
    cache never answers: the compile CPU time the judge reports (the pool's image, named by
    JUDGE_IMAGE_PREFIX, whatever ``--image`` says).
 
-    .venv/bin/python bench/cpp_compile.py [--rounds 5] [--image judge-sandbox-cpp] [--language cpp17]
+    .venv/bin/python bench/cpp_compile.py [--rounds 5] [--image IMAGE] [--language cpp17]
 """
 
 from __future__ import annotations
