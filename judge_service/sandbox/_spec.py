@@ -101,10 +101,15 @@ class LanguageSpec:
         return [part.format(**values) for part in self.run_argv]
 
     def compile_command(self, code: str) -> list[str]:
-        return [part.format(source=self.source_file(code)) for part in self.compile_argv]
+        return self._naming_source(self.compile_argv, code)
 
     def syntax_check_command(self, code: str) -> list[str]:
-        return [part.format(source=self.source_file(code)) for part in self.syntax_check_argv]
+        return self._naming_source(self.syntax_check_argv, code)
+
+    def _naming_source(self, argv: tuple[str, ...], code: str) -> list[str]:
+        # The file name once: for Java it is a search of the source for its class.
+        source = self.source_file(code)
+        return [part.format(source=source) for part in argv]
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")
