@@ -220,6 +220,26 @@ class ReferenceFit:
         return self.bic < self.best_class_bic
 
 
+def lowest_per_size(rounds: Sequence[Sequence[Point]]) -> list[Point]:
+    """Several measurements of one program as one: at each size, the lowest time a round
+    timed (timing noise only ever adds time), or, where every round hit the cap, a censored
+    point at the highest lower bound."""
+    by_size: dict[float, list[Point]] = {}
+    for points in rounds:
+        for point in points:
+            by_size.setdefault(point.n, []).append(point)
+    pooled = []
+    for n, points in sorted(by_size.items()):
+        timed = [p.seconds for p in points if not p.censored and p.seconds > 0]
+        if timed:
+            pooled.append(Point(n, min(timed)))
+        else:
+            censored = [p.seconds for p in points if p.censored]
+            if censored:
+                pooled.append(Point(n, max(censored), censored=True))
+    return pooled
+
+
 def fit_like_reference(points: Sequence[Point], reference: Sequence[Point]) -> ReferenceFit | None:
     """None when the reference does not grow, or fewer than four sizes are shared.
 
