@@ -224,15 +224,18 @@ class JobCpuClock:
 
     def __init__(self, judge_pids: list[int]) -> None:
         self.judge_pids = judge_pids
-        self.cgroup_start = cgroup_cpu_s()
+        # The judge's clocks first: reading a running process's clock brings the kernel's
+        # accounting of it up to date, the cgroup's too. The other way round, what the agent
+        # ran since it last slept (preparing this test) would count as the job's.
         self.judge_start = own_cpu_s(judge_pids)
+        self.cgroup_start = cgroup_cpu_s()
 
     def used_s(self) -> float | None:
         """``None`` without a cgroup to read (then the per-process counts are all there is)."""
+        judge = own_cpu_s(self.judge_pids) - self.judge_start
         now = cgroup_cpu_s()
         if now is None or self.cgroup_start is None:
             return None
-        judge = own_cpu_s(self.judge_pids) - self.judge_start
         return max(0.0, now - self.cgroup_start - judge)
 
 
