@@ -300,8 +300,8 @@ class EmpiricalComplexityJudge:
         """The reference timed in ``reference_rounds`` sandbox runs, as one curve (its lowest
         time at each size): once per problem, and every candidate's growth is fitted to it.
         The curve's noise adds to each candidate's residuals; at 10% per point, a candidate
-        equal to the reference read as another class in 34 of 400 simulated runs against one
-        round, 10 against three (tests/complexity_model/test_empirical.py)."""
+        equal to the reference read as another class in 11 of 200 simulated runs against one
+        round, 4 against three (tests/complexity_model/test_empirical.py)."""
         assert problem.reference is not None
         code, language = problem.reference.code, problem.reference.language
         first = self.measure(code, language, problem, answers_only)
