@@ -148,3 +148,54 @@ def test_the_job_clock_charges_no_cpu_the_judge_used_before_it_started() -> None
     # Read the wrong way round (cgroup first), the judge's busy millisecond since its last tick
     # counted as the job's: 0.85 ms a test here (now: under 0.001 ms).
     assert float(done.stdout) < 0.02, done.stdout
+
+
+# A job that spends about 2 ms of CPU in a child and exits, then the judge busy for about a
+# millisecond without sleeping before it reads the clock (as the agent is, sampling what the job
+# left): the clock's reading less the child's own CPU (its rusage) is the clock's error.
+_JOB_THEN_JUDGE_BUSY = """
+import os, statistics, sys, time
+from judge_service.sandbox.agent import procfs
+group = sys.argv[1]
+with open(group + "/cgroup.procs", "w") as procs:
+    procs.write(str(os.getpid()))
+procfs.CGROUP_CPU = (group + "/cpuacct.usage",)
+errors = []
+for _ in range(200):
+    time.sleep(0.002)
+    clock = procfs.JobCpuClock([os.getpid()])
+    pid = os.fork()
+    if pid == 0:
+        end = time.process_time() + 0.002
+        while time.process_time() < end:
+            pass
+        os._exit(0)
+    _, _, usage = os.wait4(pid, 0)
+    end = time.perf_counter() + 0.001
+    while time.perf_counter() < end:
+        pass
+    errors.append(clock.used_s() - (usage.ru_utime + usage.ru_stime))
+print(statistics.mean(errors) * 1000)
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not (_CPUACCT / "cpuacct.usage").exists(),
+    reason="needs root and the cgroup v1 cpuacct controller the sandboxes use",
+)
+def test_the_job_clock_keeps_the_job_cpu_the_judge_used_after_it() -> None:
+    group = _CPUACCT / f"judge-test-clock-end-{os.getpid()}"
+    group.mkdir()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _JOB_THEN_JUDGE_BUSY, str(group)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+    finally:
+        group.rmdir()
+    # Read the wrong way round at the end (cgroup, then the judge's clock), the judge's busy
+    # millisecond since its last tick is taken off the job's CPU: about -0.8 ms a test.
+    assert abs(float(done.stdout)) < 0.1, done.stdout
