@@ -297,6 +297,36 @@ def test_a_candidate_the_fit_cannot_place_is_timed_again(
     assert not quadratic.notes
 
 
+def test_a_reference_round_that_fails_after_the_first_keeps_its_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A later round of the reference that does not finish (a busy host) must not throw away
+    the answers of the rounds that did: without them every candidate of the problem goes
+    unchecked (the failure is kept with the reference, for as long as the problem is)."""
+    judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # never runs here
+    problem = problem_of(BENCHMARK[0])
+    assert problem.reference is not None
+    reference_runs = 0
+
+    def measure(
+        code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
+    ) -> Measurement:
+        nonlocal reference_runs
+        points = [Point(n, 1e-6 + 1e-7 * n) for n in geometric_sizes(1 << 12)]
+        if code != "wrong":
+            reference_runs += 1
+            measured = Measurement(points, choose_class(points), digests={64: "right"})
+            if reference_runs == 2:
+                return measured.failed("the timing run did not finish; TLE", final=False)
+            return measured
+        return Measurement(points, choose_class(points), digests={64: "wrong"})
+
+    monkeypatch.setattr(judge, "measure", measure)
+    wrong = judge.measure_checked("wrong", "python", problem)
+    assert wrong.reason.startswith("wrong answer at n = 64"), wrong.evidence()
+    assert not judge.reference(problem).reason
+
+
 def test_a_reference_that_does_not_grow_is_no_model_of_growth() -> None:
     flat = [Point(n, 1e-6) for n in geometric_sizes(1 << 10)]
     assert fit_like_reference(_timed(_hash_table, 1.0, seed=4), flat) is None
