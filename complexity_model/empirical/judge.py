@@ -311,7 +311,13 @@ class EmpiricalComplexityJudge:
         for _ in range(self.reference_rounds - 1):
             again = self.measure(code, language, problem)
             if again.reason:
-                return again
+                # A later round that fails (a busy host stopping the run) leaves the rounds so
+                # far standing: returning its failure would drop the first round's answers too,
+                # and every candidate of the problem would go unchecked for as long as the
+                # failure is kept.
+                pooled = _pooled(rounds)
+                note = f"the reference timed in {len(rounds)} rounds: another {again.reason}"
+                return replace(pooled, notes=[*pooled.notes, note[:300]])
             rounds.append(again)
         return _pooled(rounds)
 
