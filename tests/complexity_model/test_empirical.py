@@ -297,6 +297,32 @@ def test_a_candidate_the_fit_cannot_place_is_timed_again(
     assert not quadratic.notes
 
 
+def test_a_candidate_timed_again_has_the_answers_of_its_second_run_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An undecided candidate's second run is a run of its own: an answer it gets wrong there
+    (and right in the first) makes it wrong, not the first run's digests carried by the pool."""
+    judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # never runs here
+    problem = problem_of(BENCHMARK[0])
+    assert problem.reference is not None
+    runs = 0
+
+    def measure(
+        code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
+    ) -> Measurement:
+        nonlocal runs
+        points = [Point(n, 1e-6 + 1e-7 * n) for n in geometric_sizes(1 << 12)]
+        if code == "flaky":
+            runs += 1
+        answer = "wrong" if runs == 2 else "right"
+        return Measurement(points, choose_class(points), digests={64: answer})
+
+    monkeypatch.setattr(judge, "measure", measure)
+    flaky = judge.measure_checked("flaky", "python", problem)
+    assert runs == 2  # undecided (exactly the reference's curve): timed again
+    assert flaky.reason.startswith("wrong answer at n = 64") and flaky.final
+
+
 def test_a_reference_round_that_fails_after_the_first_keeps_its_answers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
