@@ -587,11 +587,14 @@ def test_a_crashing_or_wrong_candidate_is_unknown_with_the_reason(
 
 @pytest.mark.integration
 def test_plot_command_writes_the_png(tmp_path: Path) -> None:
-    problem, solutions, _ = _case("stdin-list-sum")
+    # Not stdin-list-sum's linear reference: on a VM whose cache it leaves in the middle of the
+    # sizes, its own fit reads O(n log n) (7 of 9 runs one day, 0.5-0.67 confident; its
+    # candidates, fitted to its curve, are judged right), and this test is about the plot.
+    problem, solutions, _ = _case("stdin-zero-sum-triples")
     # A problem as the service takes it: the fields the judge does not read are ignored.
     as_served = {**problem.model_dump(mode="json"), "tests": [{"input": "", "output": ""}]}
     (tmp_path / "problem.json").write_text(json.dumps({**as_served, "time_limit_ms": 2000}))
-    (tmp_path / "slow.py").write_text(solutions["O(n^2)"])
+    (tmp_path / "slow.py").write_text(solutions["O(n^3)"])
     out = tmp_path / "plot.png"
     result = CliRunner().invoke(
         app,
@@ -599,7 +602,7 @@ def test_plot_command_writes_the_png(tmp_path: Path) -> None:
         + ["--language", "python", "--out", str(out)],
     )
     assert result.exit_code == 0, result.output
-    assert "candidate: O(n^2)" in result.output and "reference: O(n)" in result.output
+    assert "candidate: O(n^3)" in result.output and "reference: O(n^2)" in result.output
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

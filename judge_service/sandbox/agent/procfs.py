@@ -224,9 +224,10 @@ class JobCpuClock:
 
     def __init__(self, judge_pids: list[int]) -> None:
         self.judge_pids = judge_pids
-        # The judge's clocks first: reading a running process's clock brings the kernel's
-        # accounting of it up to date, the cgroup's too. The other way round, what the agent
-        # ran since it last slept (preparing this test) would count as the job's.
+        # The judge's clocks first: reading its own clock brings the kernel's accounting of
+        # the reading thread (the agent) up to date, its cgroup's too; the helpers, asleep, are
+        # up to date already. The other way round, what the agent ran since it last slept
+        # (preparing this test) would count as the job's.
         self.judge_start = own_cpu_s(judge_pids)
         self.cgroup_start = cgroup_cpu_s()
 
