@@ -231,6 +231,8 @@ class EmpiricalComplexityJudge:
         relative = measured.relative
         if measured.reason or relative is None or not _undecided(relative):
             return measured
+        if _like_class(self.reference(problem), problem) == measured.fit.predicted:
+            return measured  # growing as the reference does or not, it gets the same class
         # Its growth is about as like the reference's as like a ladder class: time it again
         # and decide on both runs (a second run halves what one noisy run decides wrongly).
         again = self._against_reference(self.measure(code, language, problem), problem)
@@ -466,12 +468,16 @@ def _growth_against(
     relative = fit_like_reference(candidate.points, reference.points)
     if relative is None:
         return candidate
-    like = ""
-    if relative.same_growth:
-        declared = normalise_class(problem.optimal_complexity or "")
-        like = declared if declared in LADDER else reference.predicted
-        like = "" if like == UNKNOWN else like
+    like = _like_class(reference, problem) if relative.same_growth else ""
     return replace(candidate, relative=relative, like_reference=like)
+
+
+def _like_class(reference: Measurement, problem: ComplexityProblem) -> str:
+    """The class of a candidate that grows as the reference does: the problem's declared
+    optimum, else the reference's measured class ("" when that is unknown)."""
+    declared = normalise_class(problem.optimal_complexity or "")
+    like = declared if declared in LADDER else reference.predicted
+    return "" if like == UNKNOWN else like
 
 
 def _relative_evidence(relative: ReferenceFit) -> dict[str, Any]:

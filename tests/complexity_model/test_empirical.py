@@ -292,6 +292,12 @@ def test_a_candidate_the_fit_cannot_place_is_timed_again(
     assert linear.notes[-1] == "timed twice: one run did not tell the reference's growth from O(n)"
     assert linear.predicted == "O(n)"
     timed.clear()
+    # Where the problem's optimum is the class its own fit reads, both readings agree: no
+    # second run.
+    linear_optimum = problem.model_copy(update={"optimal_complexity": "O(n)"})
+    assert judge.measure_checked("linear", "python", linear_optimum).predicted == "O(n)"
+    assert timed == ["linear", *[problem.reference.code] * 3]
+    timed.clear()
     quadratic = judge.measure_checked("quadratic", "python", problem)
     assert timed == ["quadratic"] and quadratic.predicted == "O(n^2)"  # the reference is kept
     assert not quadratic.notes
