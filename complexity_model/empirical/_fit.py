@@ -220,6 +220,32 @@ class ReferenceFit:
         return self.bic < self.best_class_bic
 
 
+def without_isolated_dips(points: Sequence[Point]) -> list[Point]:
+    """The points less any timed one under a quarter of both its neighbours' times.
+
+    A program's time at a size is never a quarter of the sizes' on either side of it: such a
+    reading is a fault of the clock read (a full test run here read 16 ns between two 5 us
+    runs), and its relative residual (hundreds) would outweigh every other point in every
+    class's fit. It would also win :func:`lowest_per_size`'s minimum."""
+    ordered = sorted(points, key=lambda p: p.n)
+    kept = []
+    for i, point in enumerate(ordered):
+        before = ordered[i - 1].seconds if i > 0 else None
+        after = ordered[i + 1].seconds if i + 1 < len(ordered) else None
+        dip = (
+            not point.censored
+            and before is not None
+            and after is not None
+            and point.seconds * _DIP_FACTOR < min(before, after)
+        )
+        if not dip:
+            kept.append(point)
+    return kept
+
+
+_DIP_FACTOR = 4
+
+
 def lowest_per_size(rounds: Sequence[Sequence[Point]]) -> list[Point]:
     """Several measurements of one program as one: at each size, the lowest time a round
     timed (timing noise only ever adds time), or, where every round hit the cap, a censored

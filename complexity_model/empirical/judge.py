@@ -59,6 +59,7 @@ from complexity_model.empirical._fit import (
     choose_class,
     fit_like_reference,
     lowest_per_size,
+    without_isolated_dips,
 )
 from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate, normalise_class
 from complexity_model.problem import ComplexityProblem
@@ -342,7 +343,9 @@ class EmpiricalComplexityJudge:
             output, ended = self._run_driver(code, problem, answers_only)
         else:
             output, ended = self._run_engine(code, language, problem, answers_only)
-        points = [Point(n, seconds, censored) for n, seconds, censored in output.points]
+        points = without_isolated_dips(
+            [Point(n, seconds, censored) for n, seconds, censored in output.points]
+        )
         fit = choose_class(points)
         measured = Measurement(points, fit, "", output.digests, output.notes)
         if output.error:

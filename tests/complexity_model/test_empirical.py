@@ -26,7 +26,11 @@ from complexity_model.empirical._driver import (
     timing_program,
 )
 from complexity_model.empirical._engine import GENERATOR_PROGRAM, EngineSettings, _sleeps
-from complexity_model.empirical._fit import fit_like_reference, lowest_per_size
+from complexity_model.empirical._fit import (
+    fit_like_reference,
+    lowest_per_size,
+    without_isolated_dips,
+)
 from complexity_model.empirical.judge import (
     Measurement,
     _against,
@@ -248,6 +252,23 @@ def test_a_program_keeps_pace_with_its_own_noisy_curve() -> None:
     assert 200 - three_same <= (200 - one_same) / 2, (one_same, three_same)
     assert three_same >= 193
     assert one_slower == three_slower == 0
+
+
+def test_a_reading_far_below_both_neighbours_is_left_out() -> None:
+    linear = [Point(n, 5e-6 + 2e-8 * n) for n in geometric_sizes(1 << 16)]
+    # As a full test run here read once: 16 ns between two runs of about 5 us.
+    faulty = [*linear[:2], Point(linear[2].n, 1.6e-8), *linear[3:]]
+    assert without_isolated_dips(faulty) == linear[:2] + linear[3:]
+    assert choose_class(without_isolated_dips(faulty)).predicted == "O(n)"
+    assert choose_class(faulty).confidence < choose_class(linear).confidence
+    # Not a dip: the ends, a censored point, and a step down that stays down (a program whose
+    # work stops early from some size on).
+    ends = [Point(1, 1e-9), *linear[1:-1], Point(linear[-1].n, 1e-9)]
+    assert without_isolated_dips(ends) == ends
+    censored = [*linear[:2], Point(linear[2].n, 1e-9, censored=True), *linear[3:]]
+    assert without_isolated_dips(censored) == censored
+    step = [*linear[:10], *(Point(p.n, 1e-7) for p in linear[10:])]
+    assert without_isolated_dips(step) == step
 
 
 def test_rounds_pool_to_their_lowest_time_per_size() -> None:
