@@ -287,6 +287,12 @@ def test_rounds_pool_to_their_lowest_time_per_size() -> None:
     ]
 
 
+# The curve the fakes below time the reference (and a candidate like it) at: a candidate timed
+# exactly so fits the reference's curve and the ladder's O(n) equally well, so one run is
+# undecided.
+_EXACTLY_LINEAR = [Point(n, 1e-6 + 1e-7 * n) for n in geometric_sizes(1 << 12)]
+
+
 def test_a_candidate_the_fit_cannot_place_is_timed_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -299,10 +305,9 @@ def test_a_candidate_the_fit_cannot_place_is_timed_again(
         code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
     ) -> Measurement:
         timed.append(code)
-        points = [
-            Point(n, 1e-6 + (1e-8 * n * n if code == "quadratic" else 1e-7 * n))
-            for n in geometric_sizes(1 << 12)
-        ]
+        points = _EXACTLY_LINEAR
+        if code == "quadratic":
+            points = [Point(n, 1e-6 + 1e-8 * n * n) for n in geometric_sizes(1 << 12)]
         return Measurement(points, choose_class(points))
 
     monkeypatch.setattr(judge, "measure", measure)
@@ -338,7 +343,7 @@ def test_a_candidate_timed_again_has_the_answers_of_its_second_run_checked(
         code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
     ) -> Measurement:
         nonlocal runs
-        points = [Point(n, 1e-6 + 1e-7 * n) for n in geometric_sizes(1 << 12)]
+        points = _EXACTLY_LINEAR
         if code == "flaky":
             runs += 1
         answer = "wrong" if runs == 2 else "right"
@@ -365,7 +370,7 @@ def test_a_reference_round_that_fails_after_the_first_keeps_its_answers(
         code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
     ) -> Measurement:
         nonlocal reference_runs
-        points = [Point(n, 1e-6 + 1e-7 * n) for n in geometric_sizes(1 << 12)]
+        points = _EXACTLY_LINEAR
         if code != "wrong":
             reference_runs += 1
             measured = Measurement(points, choose_class(points), digests={64: "right"})

@@ -106,15 +106,19 @@ def test_read_all_reads_past_one_buffer(tmp_path: Path) -> None:
     assert maps.endswith(b"\n") and maps.count(b"\n") > 10
 
 
-# Busy for about a millisecond without sleeping, as the agent is while it prepares a test, then
-# a job that uses no CPU at all: what the clock charges it is the clock's error.
-_JUDGE_BUSY_THEN_IDLE_JOB = """
+# What each clock script starts with: it joins the cgroup the test made, whose CPU the clock
+# reads (the sandboxes' cgroup v1 cpuacct).
+_IN_THE_GROUP = """
 import os, statistics, sys, time
 from judge_service.sandbox.agent import procfs
 group = sys.argv[1]
 with open(group + "/cgroup.procs", "w") as procs:
     procs.write(str(os.getpid()))
 procfs.CGROUP_CPU = (group + "/cpuacct.usage",)
+"""
+# Busy for about a millisecond without sleeping, as the agent is while it prepares a test, then
+# a job that uses no CPU at all: what the clock charges it is the clock's error.
+_JUDGE_BUSY_THEN_IDLE_JOB = """
 charged = []
 for _ in range(300):
     end = time.perf_counter() + 0.001
@@ -125,41 +129,10 @@ for _ in range(300):
     charged.append(clock.used_s())
 print(statistics.mean(charged) * 1000)
 """
-_CPUACCT = Path("/sys/fs/cgroup/cpuacct")
-
-
-@pytest.mark.skipif(
-    os.geteuid() != 0 or not (_CPUACCT / "cpuacct.usage").exists(),
-    reason="needs root and the cgroup v1 cpuacct controller the sandboxes use",
-)
-def test_the_job_clock_charges_no_cpu_the_judge_used_before_it_started() -> None:
-    group = _CPUACCT / f"judge-test-clock-{os.getpid()}"
-    group.mkdir()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _JUDGE_BUSY_THEN_IDLE_JOB, str(group)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-    finally:
-        group.rmdir()
-    # Read the wrong way round (cgroup first), the judge's busy millisecond since its last tick
-    # counted as the job's: 0.85 ms a test here (now: under 0.001 ms).
-    assert float(done.stdout) < 0.02, done.stdout
-
-
 # A job that spends about 2 ms of CPU in a child and exits, then the judge busy for about a
 # millisecond without sleeping before it reads the clock (as the agent is, sampling what the job
 # left): the clock's reading less the child's own CPU (its rusage) is the clock's error.
 _JOB_THEN_JUDGE_BUSY = """
-import os, statistics, sys, time
-from judge_service.sandbox.agent import procfs
-group = sys.argv[1]
-with open(group + "/cgroup.procs", "w") as procs:
-    procs.write(str(os.getpid()))
-procfs.CGROUP_CPU = (group + "/cpuacct.usage",)
 errors = []
 for _ in range(200):
     time.sleep(0.002)
@@ -177,18 +150,20 @@ for _ in range(200):
     errors.append(clock.used_s() - (usage.ru_utime + usage.ru_stime))
 print(statistics.mean(errors) * 1000)
 """
-
-
-@pytest.mark.skipif(
+_CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+_needs_cpuacct = pytest.mark.skipif(
     os.geteuid() != 0 or not (_CPUACCT / "cpuacct.usage").exists(),
     reason="needs root and the cgroup v1 cpuacct controller the sandboxes use",
 )
-def test_the_job_clock_keeps_the_job_cpu_the_judge_used_after_it() -> None:
-    group = _CPUACCT / f"judge-test-clock-end-{os.getpid()}"
+
+
+def _clock_error_ms(script: str) -> float:
+    """What ``script`` prints, run in a cpuacct cgroup of its own (made, then removed)."""
+    group = _CPUACCT / f"judge-test-clock-{os.getpid()}"
     group.mkdir()
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _JOB_THEN_JUDGE_BUSY, str(group)],
+            [sys.executable, "-c", _IN_THE_GROUP + script, str(group)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -196,6 +171,20 @@ def test_the_job_clock_keeps_the_job_cpu_the_judge_used_after_it() -> None:
         )
     finally:
         group.rmdir()
+    return float(done.stdout)
+
+
+@_needs_cpuacct
+def test_the_job_clock_charges_no_cpu_the_judge_used_before_it_started() -> None:
+    charged = _clock_error_ms(_JUDGE_BUSY_THEN_IDLE_JOB)
+    # Read the wrong way round (cgroup first), the judge's busy millisecond since its last tick
+    # counted as the job's: 0.85 ms a test here (now: under 0.001 ms).
+    assert charged < 0.02, charged
+
+
+@_needs_cpuacct
+def test_the_job_clock_keeps_the_job_cpu_the_judge_used_after_it() -> None:
+    error = _clock_error_ms(_JOB_THEN_JUDGE_BUSY)
     # Read the wrong way round at the end (cgroup, then the judge's clock), the judge's busy
     # millisecond since its last tick is taken off the job's CPU: about -0.8 ms a test.
-    assert abs(float(done.stdout)) < 0.1, done.stdout
+    assert abs(error) < 0.1, error
