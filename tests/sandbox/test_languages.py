@@ -375,6 +375,11 @@ def test_runtime_error(judge, language: str) -> None:
     }
     if VARIANTS.get(language, language) in stderr_marker:
         assert stderr_marker[VARIANTS.get(language, language)] in test.stderr
+    # Stripped binaries still say where they panicked (Go from its pclntab, Rust from the
+    # location compiled into the panic).
+    where = {"go": "main.main()", "rust": "main.rs:2:5"}.get(VARIANTS.get(language, language))
+    if where:
+        assert where in test.stderr, test.stderr
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -396,6 +401,29 @@ def test_endless_output_is_ole(judge, language: str) -> None:
     assert result.verdict is Verdict.OLE, (result.tests[0].message, result.tests[0].stderr)
     assert "output limit" in result.tests[0].message
     assert len(result.tests[0].stdout) <= 64 * 1024  # only a report-sized prefix comes back
+
+
+# Programs that print the size of their own executable.
+OWN_SIZE = {
+    "rust": 'fn main() { println!("{}", std::fs::metadata("/proc/self/exe").unwrap().len()); }\n',
+    "go": 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n'
+    'func main() {\n\tinfo, _ := os.Stat("/proc/self/exe")\n\tfmt.Println(info.Size())\n}\n',
+    "haskell": "import System.IO\n"
+    'main = withBinaryFile "/proc/self/exe" ReadMode hFileSize >>= print\n',
+    "ocaml": 'let () = print_int (in_channel_length (open_in_bin "/proc/self/exe"))\n',
+}
+# Unstripped these are 11.4 MB (Rust), 2.3 (Go), 10.1 (Haskell) and 0.50 (OCaml); stripped
+# 0.5, 1.5, 6.8 and 0.40.
+STRIPPED_BYTES = {"rust": 1 << 20, "go": 2 << 20, "haskell": 8 << 20, "ocaml": 450 << 10}
+
+
+@pytest.mark.parametrize("language", sorted(OWN_SIZE))
+def test_compiled_programs_are_stripped(judge, language: str) -> None:
+    """A cached program's every job carries its binary into the sandbox (and each compile out
+    of it): debug information, std's above all, would cost a few ms a job."""
+    result = judge(language, OWN_SIZE[language], [{"output": ""}], limits=FAST)
+    size = int(result.tests[0].stdout.strip())
+    assert 0 < size < STRIPPED_BYTES[language], size
 
 
 @pytest.mark.parametrize("language", ["cpp", "go"])
