@@ -361,6 +361,9 @@ class Agent:
         budget_s = job.get("budget_ms", 0) / 1000.0
         started = time.monotonic()
         report = ReportBudget(job["limits"]["report_bytes"], job["limits"]["report_total_bytes"])
+        # Every test of a job is spawned with the same argv, environment and limits.
+        run = job["run"]
+        run_request = spawner_request(run["argv"], run["env"], _rlimits(job["limits"]))
         unchecked = True
         try:
             for test in job["tests"]:
@@ -370,7 +373,7 @@ class Agent:
                     if job.get("stop_on_first_failure"):
                         break
                     continue
-                result = self._run_one(job, test, source_fd, report)
+                result = self._run_one(job, test, source_fd, report, run_request)
                 tampered = self._repair_after_test()
                 if result.get("message") == HELPER_LOST:
                     # The rest of the job would run on a helper the program may still be racing.
@@ -398,7 +401,12 @@ class Agent:
                 os.close(source_fd)
 
     def _run_one(
-        self, job: wire.JobFrame, test: wire.TestSpec, source_fd: int, report: ReportBudget
+        self,
+        job: wire.JobFrame,
+        test: wire.TestSpec,
+        source_fd: int,
+        report: ReportBudget,
+        run_request: bytes,
     ) -> wire.TestReport:
         limits = job["limits"]
         mode = job["mode"]
@@ -412,13 +420,12 @@ class Agent:
             tests_data = test["plan"][0].encode()
         else:
             tests_data = test["code"].encode()
-        stdout, stderr, result = (
-            workdir.memfd("stdout"),
-            workdir.memfd("stderr"),
-            workdir.memfd("result"),
-        )
+        # A stdin program spawned directly gets stdin, stdout and stderr only: no harness files.
+        harnessed = mode != "stdin" or bool(job.get("use_zygote"))
+        stdout, stderr = workdir.memfd("stdout"), workdir.memfd("stderr")
+        result = workdir.memfd("result") if harnessed else -1
         stdin = self._stdin(test) if mode == "stdin" else workdir.memfd("stdin")
-        tests_fd = workdir.memfd("tests", tests_data)
+        tests_fd = workdir.memfd("tests", tests_data) if harnessed else -1
         try:
             if job.get("use_zygote"):
                 watch = self._zygote_run(
@@ -437,9 +444,9 @@ class Agent:
                 # closed once spawned, so either side sees EOF when the other dies.
                 pipes = _candidate_pipes() if mode == "assert" else []
                 try:
-                    watch = self._spawn_and_watch(
-                        job["run"]["argv"],
-                        job["run"]["env"],
+                    watch = self._run_via(
+                        self.spawner,
+                        run_request,
                         fds + pipes,
                         limits,
                         [stdout, stderr],
@@ -457,11 +464,14 @@ class Agent:
             # A planned assert test's values come back in the result (bounded, like stdout, by
             # the file-size limit); other harness results are one short record.
             result_limit = limits["output_bytes"] + 1 if "plan" in test else RESULT_LIMIT
-            harness = workdir.read_memfd(result, max(result_limit, RESULT_LIMIT))
+            harness = (
+                workdir.read_memfd(result, max(result_limit, RESULT_LIMIT)) if harnessed else b""
+            )
             verdict = self._verdict(job, test, watch, out, err, harness, token)
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
         shown_out, shown_err = report.take(out), report.take(err)
         return {
             **verdict,
