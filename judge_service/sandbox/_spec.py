@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from judge_service.sandbox._preludes import chosen_prelude, prelude_path
 from judge_service.sandbox.models import TestMode
 
 BASE_ENV = {
@@ -67,6 +68,9 @@ class LanguageSpec:
     # appended to the program and the whole runs (see _appended); exit 0 is AC and this status,
     # a failed assertion's (an exit code, or minus the signal that ends the program), is WA.
     assert_failure_exit: int | None = None
+    # Sets of headers the image precompiled for this language's compile command, one of which a
+    # program including them all at its top is compiled with (see _preludes).
+    preludes: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.assert_failure_exit is not None:
@@ -101,7 +105,12 @@ class LanguageSpec:
         return [part.format(**values) for part in self.run_argv]
 
     def compile_command(self, code: str) -> list[str]:
-        return self._naming_source(self.compile_argv, code)
+        argv = self._naming_source(self.compile_argv, code)
+        prelude = chosen_prelude(code, self.preludes)
+        if prelude is not None:
+            # A .gch GCC finds but cannot use would cost the time silently: say so instead.
+            argv[1:1] = ["-include", prelude_path(prelude), "-Winvalid-pch"]
+        return argv
 
     def syntax_check_command(self, code: str) -> list[str]:
         return self._naming_source(self.syntax_check_argv, code)

@@ -79,6 +79,7 @@ def build_args(language: str, prefix: str) -> dict[str, str]:
     if language == "cpp":
         args["PCH_FLAGS"] = " ".join(pch_flags(SPECS["cpp"].compile_argv))
         args["PCH_FLAGS_CPP17"] = " ".join(pch_flags(SPECS["cpp17"].compile_argv))
+        args["PCH_PRELUDES"] = " ".join(",".join(prelude) for prelude in SPECS["cpp"].preludes)
     return args
 
 

@@ -8,6 +8,7 @@ import signal
 
 from judge_service.sandbox._framework_languages import JEST, JUNIT, JVM_RUN_OPTIONS, javac_argv
 from judge_service.sandbox._more_languages import MORE_LANGUAGES
+from judge_service.sandbox._preludes import CPP_PRELUDES
 from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
 
@@ -42,11 +43,13 @@ def _cpp(
     aliases: frozenset[str] = frozenset(),
     sandbox_fusion: str | None = None,
     test_suite: bool = False,
+    preludes: tuple[tuple[str, ...], ...] = (),
 ) -> LanguageSpec:
     """g++ at one standard: cpp (the default, whose options built the image's precompiled
     ``bits/stdc++.h``) and its variants, all from the cpp image. libcrypto (OpenSSL's MD5,
     SHA) is linked only when the program uses it (``--as-needed``). ``test_suite``: a GoogleTest
-    suite, with gtest_main's main() unless the program has its own."""
+    suite, with gtest_main's main() unless the program has its own. ``preludes``: the header
+    sets the image precompiled with these options (see _preludes)."""
     gtest = ("-lgtest_main", "-lgtest") if test_suite else ()
     return LanguageSpec(
         name=name,
@@ -77,6 +80,7 @@ def _cpp(
         suite_failure_exit=1 if test_suite else None,
         # MultiPL-E's C++ tests assert(): a failed one aborts.
         assert_failure_exit=None if test_suite else -signal.SIGABRT,
+        preludes=preludes,
     )
 
 
@@ -194,6 +198,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             "GCC 14, GNU C++20",
             frozenset({"c++", "cc", "cxx", "cpp20"}),
             sandbox_fusion="cpp",
+            preludes=CPP_PRELUDES,
         ),
         LanguageSpec(
             name="pytest",

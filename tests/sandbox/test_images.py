@@ -77,10 +77,21 @@ def test_the_precompiled_header_is_built_with_the_judges_compile_options(
     assert default is not None and default[1].split() == flags
 
 
+def test_the_preludes_built_are_the_ones_the_compile_command_names() -> None:
+    """Each of cpp's preludes reaches the image's build as its headers, comma-separated; the
+    Dockerfile's default (a plain `docker build`) is the same list."""
+    built = images.build_args("cpp", "p-")["PCH_PRELUDES"].split()
+    assert built == [",".join(prelude) for prelude in LANGUAGES["cpp"].preludes]
+    assert "vector,string" in built and "iostream" in built
+    dockerfile = (images.images_dir() / "cpp" / "Dockerfile").read_text()
+    default = re.search(r'^ARG PCH_PRELUDES="([^"]*)"$', dockerfile, re.MULTILINE)
+    assert default is not None and default[1].split() == built
+
+
 def test_other_compile_options_rebuild_the_image() -> None:
     context = images.images_dir() / "cpp"
     args = images.build_args("cpp", "p-")
-    for arg in ("PCH_FLAGS", "PCH_FLAGS_CPP17"):
+    for arg in ("PCH_FLAGS", "PCH_FLAGS_CPP17", "PCH_PRELUDES"):
         changed = {**args, arg: "-O2 -std=c++20 -pipe"}
         assert images._context_hash(context, "base", args) != images._context_hash(
             context, "base", changed
@@ -110,8 +121,9 @@ def test_the_variants_differ_from_the_default_only_in_their_standard() -> None:
     for variant, std in (("cpp17", "-std=gnu++17"), ("cpp23", "-std=gnu++23")):
         argv = LANGUAGES[variant].compile_command("")
         assert [word if word != std else "-std=gnu++20" for word in argv] == default
-    assert LANGUAGES["rust2024"].compile_command("")[3] == "2024"
-    assert LANGUAGES["rust"].compile_command("")[3] == "2021"
+    for variant, edition in (("rust2024", "2024"), ("rust", "2021")):
+        argv = LANGUAGES[variant].compile_command("")
+        assert argv[argv.index("--edition") + 1] == edition
 
 
 def test_linker_options_stay_out_of_the_precompiled_headers_flags() -> None:
