@@ -15,6 +15,12 @@ const vm = require('vm');
 const childProcess = require('child_process');
 
 const [mode, sourcePath, entryPoint] = process.argv.slice(2);
+// A listener of our own for SIGUSR1: node's would start its inspector (127.0.0.1:9229), through
+// which the candidate (same uid, and a sandbox has loopback) could pause the runner and call
+// report() in its frames, or read the tests: the execute-only node-runner keeps only
+// /proc/<pid>/mem out of reach. (Node 20 has no --disable-sigusr1; libuv's handler restarts
+// the runner's blocking reads, so the signal cannot fail them with EINTR either.)
+if (mode !== 'candidate') process.on('SIGUSR1', () => {});
 const writeSync = fs.writeSync;
 const readSync = fs.readSync;
 const stringify = JSON.stringify;

@@ -67,6 +67,95 @@ function readMemory(pid, x) {
 }
 """
 
+# Node's inspector on the runner: SIGUSR1 starts it on 127.0.0.1:9229 (a sandbox has loopback).
+# A thread of the candidate's, which goes on while its main thread waits on the runner, waits
+# until the runner is busy rebuilding a large answer (in JavaScript, where the inspector's
+# messages land), turns the inspector on, pauses the runner and, in each of its frames, calls
+# the harness's own report(ok): the runner exits 0 with the token and "ok".
+JS_INSPECTOR = r"""
+const { Worker } = require('worker_threads');
+let started = false;
+function f(x) {
+  if (started) return 0;
+  started = true;
+  new Worker(`
+    const fs = require('fs'), net = require('net'), http = require('http');
+    const { workerData: { me, runner } } = require('worker_threads');
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const state = (pid) => {
+      try { return fs.readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1][0]; }
+      catch (e) { return '?'; }
+    };
+    const getJson = () => new Promise((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: 9229, path: '/json/list' }, (res) => {
+        let d = ''; res.on('data', (c) => { d += c; });
+        res.on('end', () => { try { resolve(JSON.parse(d)); } catch (e) { reject(e); } });
+      }).on('error', reject);
+    });
+    let id = 0;
+    const send = (sock, method, params) => {
+      const payload = Buffer.from(JSON.stringify({ id: ++id, method, params }));
+      const mask = Buffer.from([1, 2, 3, 4]);
+      const header = Buffer.from([0x81, 0xfe, payload.length >> 8, payload.length & 255]);
+      const masked = Buffer.from(payload.map((v, i) => v ^ mask[i % 4]));
+      sock.write(Buffer.concat([header, mask, masked]));
+    };
+    (async () => {
+      for (let streak = 0, i = 0; streak < 3 && i < 20000; i++) {
+        streak = state(me) === 'S' && state(runner) === 'R' ? streak + 1 : 0;
+        await sleep(1);
+      }
+      process.kill(runner, 'SIGUSR1');
+      let list;
+      for (let i = 0; i < 2000 && !list; i++) {
+        try { list = await getJson(); } catch (e) { await sleep(1); }
+      }
+      const sock = net.connect(9229, '127.0.0.1');
+      await new Promise((r) => sock.on('connect', r));
+      const path = new URL(list[0].webSocketDebuggerUrl).pathname;
+      sock.write('GET ' + path + ' HTTP/1.1\\r\\nHost: 127.0.0.1:9229\\r\\n'
+        + 'Upgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Version: 13\\r\\n'
+        + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n\\r\\n');
+      let buffer = Buffer.alloc(0), upgraded = false;
+      sock.on('data', (chunk) => {
+        buffer = Buffer.concat([buffer, chunk]);
+        if (!upgraded) {
+          const end = buffer.indexOf('\\r\\n\\r\\n');
+          if (end < 0) return;
+          buffer = buffer.subarray(end + 4);
+          upgraded = true;
+          send(sock, 'Debugger.enable', {});
+          send(sock, 'Debugger.pause', {});
+        }
+        for (;;) {
+          if (buffer.length < 2) return;
+          let length = buffer[1] & 127, offset = 2;
+          if (length === 126) {
+            if (buffer.length < 4) return;
+            length = buffer.readUInt16BE(2); offset = 4;
+          } else if (length === 127) {
+            if (buffer.length < 10) return;
+            length = Number(buffer.readBigUInt64BE(2)); offset = 10;
+          }
+          if (buffer.length < offset + length) return;
+          const message = JSON.parse(buffer.subarray(offset, offset + length).toString());
+          buffer = buffer.subarray(offset + length);
+          if (message.method !== 'Debugger.paused') continue;
+          for (const frame of message.params.callFrames) {
+            send(sock, 'Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId,
+              expression: "typeof report === 'function' && report({ status: 'ok' }, 0)" });
+          }
+          send(sock, 'Debugger.resume', {});
+        }
+      });
+      setInterval(() => {}, 1000);
+    })();
+  `, { eval: true, workerData: { me: process.pid, runner: process.ppid } });
+  // An answer the runner takes a while to rebuild.
+  return Array.from({ length: 300000 }, (_, i) => [i]);
+}
+"""
+
 
 def _run(judge, code: str, check: str, language: str):
     return judge(
@@ -169,8 +258,9 @@ def test_python_candidate_cannot_read_the_tests(judge, assert_path: str, attack:
           return 0;
         }
         """,
+        JS_INSPECTOR,
     ],
-    ids=["runner-memory", "own-memory", "descriptors"],
+    ids=["runner-memory", "own-memory", "descriptors", "runner-inspector"],
 )
 def test_javascript_candidate_cannot_read_the_tests(judge, attack: str) -> None:
     code = JS_LOOKUP + textwrap.dedent(attack)
