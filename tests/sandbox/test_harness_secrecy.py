@@ -342,3 +342,38 @@ def test_a_planned_program_cannot_see_later_calls_before_answering(
 ) -> None:
     result = _run(judge, textwrap.dedent(attack), CHAIN_CHECK, "python")
     assert result.verdict is not Verdict.AC, _messages(result)
+
+
+# The inspector's port as the candidate sees it after signalling the runner by each route a
+# program has: process.kill, node's own process._debugProcess, and another process's kill.
+# The probe runs in a child of the candidate, waiting up to about a second for the port.
+JS_INSPECTOR_PROBE = r"""
+const { spawnSync } = require('child_process');
+const PROBE = "require('net').connect(9229, '127.0.0.1')"
+  + ".on('connect', () => { console.log('open'); process.exit(); })"
+  + ".on('error', () => { console.log('closed'); process.exit(); })";
+function f(route) {
+  const runner = process.ppid;
+  if (route === 'kill') process.kill(runner, 'SIGUSR1');
+  else if (route === 'debugProcess') process._debugProcess(runner);
+  else spawnSync('/bin/sh', ['-c', 'kill -USR1 ' + runner]);
+  for (let i = 0; i < 20; i++) {
+    const out = spawnSync(process.execPath, ['-e', PROBE], { encoding: 'utf8' }).stdout.trim();
+    if (out === 'open') return 'open';
+    spawnSync('/bin/sh', ['-c', 'sleep 0.05']);
+  }
+  return 'closed';
+}
+"""
+
+
+@pytest.mark.parametrize("route", ["kill", "debugProcess", "shell"])
+def test_no_signal_opens_the_javascript_runners_inspector(judge, route: str) -> None:
+    """Whichever way SIGUSR1 reaches the runner, its inspector stays closed (with it open, the
+    candidate could pause the runner and report its own verdict: the attack above)."""
+    check = (
+        "const assert = require('assert');\n"
+        f"function check(candidate) {{ assert.strictEqual(candidate('{route}'), 'closed'); }}\n"
+    )
+    result = _run(judge, JS_INSPECTOR_PROBE, check, "javascript")
+    assert result.verdict is Verdict.AC, _messages(result)
