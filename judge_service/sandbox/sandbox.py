@@ -189,14 +189,17 @@ def ipc_sysctls(settings: SandboxConfig) -> dict[str, str]:
 def remove_stale_sandboxes(client: docker.DockerClient) -> int:
     """Remove sandbox containers whose owning judge process on this host has died."""
     removed = 0
-    for container in client.containers.list(all=True, filters={"label": SANDBOX_LABEL}):
-        host, _, pid = container.labels.get(OWNER_LABEL, ":").partition(":")
+    # The list call's own entries: docker-py's containers.list() inspects each container it
+    # lists, and one that another judge process removes in between (a sandbox it destroyed)
+    # would fail this whole call, and the job that started this pool with it.
+    for entry in client.api.containers(all=True, filters={"label": SANDBOX_LABEL}):
+        host, _, pid = (entry.get("Labels") or {}).get(OWNER_LABEL, ":").partition(":")
         if host != socket.gethostname() or _alive(int(pid or 0)):
             continue
         try:
-            container.remove(force=True)
+            client.api.remove_container(entry["Id"], force=True)
             removed += 1
-        except docker.errors.DockerException:
+        except docker.errors.DockerException:  # gone already
             pass
     return removed
 
