@@ -51,13 +51,18 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humaneval-x"
 HUMANEVAL_X = {"python": "python", "cpp": "cpp", "java": "java", "javascript": "js"}
 # A variant (another standard or edition) runs its base language's programs.
 VARIANT_OF = {"cpp17": "cpp", "cpp23": "cpp", "rust2024": "rust"}
+
+
+def base_language(language: str) -> str:
+    return VARIANT_OF.get(language, language)
+
+
 LIMITS = {"time_limit_ms": 10_000, "memory_limit_mb": 512}
 
 
 def overhead(pool: SandboxPool, language: str, repeats: int) -> tuple[float, float, int]:
     """(wall ms per test, overhead ms per test, accepted jobs) over ``repeats`` jobs."""
-    code = SUM_PROGRAMS[VARIANT_OF.get(language, language)]
-    job = Job(language=language, code=code, tests=TESTS)
+    job = Job(language=language, code=SUM_PROGRAMS[base_language(language)], tests=TESTS)
     pool.judge(job)  # compiles once; later jobs come from the compile cache
     walls, cpus, accepted = [], [], 0
     for _ in range(repeats):
@@ -71,8 +76,8 @@ def overhead(pool: SandboxPool, language: str, repeats: int) -> tuple[float, flo
 
 
 def humaneval_x(pool: SandboxPool, language: str, programs: int) -> tuple[float, int]:
-    data = HUMANEVAL_X[VARIANT_OF.get(language, language)]
-    with gzip.open(DATA / f"{data}.jsonl.gz", "rt", encoding="utf-8") as rows:
+    data = DATA / f"{HUMANEVAL_X[base_language(language)]}.jsonl.gz"
+    with gzip.open(data, "rt", encoding="utf-8") as rows:
         chosen = [json.loads(row) for row, _ in zip(rows, range(programs), strict=False)]
     jobs = [
         Job(
@@ -104,7 +109,7 @@ def main() -> None:
                 f"{language}: per test {wall:.2f} ms wall, overhead {extra:.2f} ms"
                 f" ({accepted}/{args.repeats} AC)"
             )
-            if VARIANT_OF.get(language, language) in HUMANEVAL_X:
+            if base_language(language) in HUMANEVAL_X:
                 rate, ok = humaneval_x(pool, language, args.programs)
                 line += f"; HumanEval-X {rate:.1f} programs/s ({ok}/{args.programs} AC)"
             print(line, flush=True)

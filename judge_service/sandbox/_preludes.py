@@ -2,11 +2,10 @@
 to a program that includes all of them at its top.
 
 C++20's standard headers cost a HumanEval-style program most of its compile (HumanEval-X's
-CPP/3, with ``<stdio.h>``, ``<vector>`` and ``<assert.h>``, is 27,457 lines preprocessed; parsing
-is about four fifths of its compile). A precompiled header
-is used only when it comes first and holds exactly what the program would have parsed, so a
-prelude is given (``g++ -include /opt/judge/pch/vector+string.hpp``, whose ``.gch`` sits beside
-it) only when
+CPP/3, with ``<stdio.h>``, ``<vector>`` and ``<assert.h>``, is 27,457 lines preprocessed;
+parsing is about four fifths of its compile). A precompiled header is used only when it comes
+first and holds exactly what the program would have parsed, so a prelude is given (``g++
+-include /opt/judge/pch/vector+string.hpp``, whose ``.gch`` sits beside it) only when
 
 - the program's leading block (what comes before its first line of code: blank lines,
   comments and ``#include <...>`` lines, nothing else) includes every header of the prelude,
@@ -46,12 +45,8 @@ _INCLUDE = re.compile(r"#[ \t]*include[ \t]*<([A-Za-z0-9_./+-]+)>[ \t]*")
 _OWN_PCH = "bits/stdc++.h"
 
 
-def prelude_name(headers: Iterable[str]) -> str:
-    return "+".join(headers)
-
-
 def prelude_path(headers: Iterable[str]) -> str:
-    return f"{PRELUDE_DIR}/{prelude_name(headers)}.hpp"
+    return f"{PRELUDE_DIR}/{'+'.join(headers)}.hpp"
 
 
 def leading_includes(code: str) -> list[str]:
