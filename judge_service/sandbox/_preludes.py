@@ -11,13 +11,16 @@ first and holds exactly what the program would have parsed, so a prelude is give
   comments and ``#include <...>`` lines, nothing else) includes every header of the prelude,
   so the program sees no declaration it did not ask for (a prelude holding ``<string>``,
   given to a program that includes only ``<vector>``, could make its own ``string`` ambiguous);
-- and that block does not include ``<bits/stdc++.h>``, whose own precompiled header, taken
-  only when it comes first, does more.
+- that block includes standard headers only (another header may rely on declarations a
+  standard one after it makes);
+- and it does not include ``<bits/stdc++.h>``, whose own precompiled header, taken only when
+  it comes first, does more.
 
 Standard headers may be included in any order to the same effect ([using.headers]), and the
 block's own ``#include`` lines then find their include guards set, so the program compiles as
 it would have; a ``#define``, ``#pragma`` or conditional before an include ends the block (it
-could change what the header declares), as does a comment continued by a backslash.
+could change what the header declares), as does a comment continued by a backslash (with
+only whitespace after it, too).
 """
 
 from __future__ import annotations
@@ -41,6 +44,19 @@ CPP_PRELUDES: tuple[tuple[str, ...], ...] = (
     ("iostream", "vector", "algorithm"),
 )
 _INCLUDE = re.compile(r"#[ \t]*include[ \t]*<([A-Za-z0-9_./+-]+)>[ \t]*")
+# GCC splices a line ending in a backslash that only whitespace follows, too.
+_SPLICED = re.compile(r"\\[ \t\f\v]*$")
+# The C library's headers as C++ has them ([support.c.headers]). Only standard headers may be
+# included in any order to the same effect: another header listed first may rely on what a
+# standard one it does not include declares (<linux/sysctl.h> before <vector> is CE alone).
+_C_HEADERS = frozenset(
+    f"{name}.h"
+    for name in (
+        "assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp"
+        " signal stdalign stdarg stdatomic stdbool stddef stdint stdio stdlib string tgmath"
+        " time uchar wchar wctype"
+    ).split()
+)
 # A whole-header precompiled header of its own (sandbox_images/cpp/Dockerfile).
 _OWN_PCH = "bits/stdc++.h"
 
@@ -55,7 +71,7 @@ def leading_includes(code: str) -> list[str]:
     in_comment = False
     for line in code.split("\n"):
         text = line.rstrip("\r")
-        if text.endswith("\\"):  # a spliced line: a comment or directive goes on below
+        if _SPLICED.search(text):  # a spliced line: a comment or directive goes on below
             break
         if in_comment:
             end = text.find("*/")
@@ -81,7 +97,7 @@ def chosen_prelude(code: str, preludes: tuple[tuple[str, ...], ...]) -> tuple[st
     if not preludes:
         return None
     included = set(leading_includes(code))
-    if _OWN_PCH in included:
+    if _OWN_PCH in included or not all(map(_standard, included)):
         return None
     fitting = [prelude for prelude in preludes if included.issuperset(prelude)]
     return max(fitting, key=len, default=None)
@@ -98,3 +114,8 @@ def _without_closed_comments(text: str) -> str:
         if end < 0:
             return text
         text = text[:start] + " " + text[end + 2 :]
+
+
+def _standard(header: str) -> bool:
+    """A C++ library header (<vector>, <cstdio>: no directory, no extension) or a C one."""
+    return header in _C_HEADERS or ("/" not in header and "." not in header)

@@ -37,6 +37,7 @@ def test_the_leading_block_is_read_past_comments_and_blank_lines() -> None:
         '#pragma GCC optimize("O3")\n#include <string>\n',
         "#ifdef LOCAL\n#include <string>\n#endif\n",
         "// a comment going on \\\n#include <string>\n",  # the include is in the comment
+        "// a comment going on \\ \t\n#include <string>\n",  # GCC splices it all the same
         '#include "string"\n',  # a file of the program's own first
         "/* unclosed\n#include <string>\n",
         "\ufeff#include <string>\n",
@@ -60,6 +61,16 @@ def test_the_largest_prelude_whose_headers_the_program_all_includes() -> None:
     assert chosen_prelude("#include <vector>\nint main() {}\n", CPP_PRELUDES) == ("vector",)
     assert chosen_prelude("#include <map>\n#include <cmath>\nint main() {}\n", CPP_PRELUDES) is None
     assert chosen_prelude("int main() {}\n#include <vector>\n", CPP_PRELUDES) is None
+
+
+@pytest.mark.parametrize("first", ["linux/sysctl.h", "linux/errqueue.h", "boost/any.hpp"])
+def test_no_prelude_when_a_header_outside_the_standard_library_is_included(first: str) -> None:
+    """Parsed after the prelude's standard headers, <linux/sysctl.h> compiles; first, as the
+    program has it, it is CE: only standard headers may be included in any order."""
+    code = f"#include <{first}>\n#include <vector>\n#include <cstdio>\nint main() {{}}\n"
+    assert leading_includes(code) == [first, "vector", "cstdio"]
+    assert chosen_prelude(code, CPP_PRELUDES) is None
+    assert chosen_prelude(code.replace(f"<{first}>", "<math.h>"), CPP_PRELUDES) == ("vector",)
 
 
 def test_bits_stdcpp_keeps_its_own_precompiled_header() -> None:
@@ -131,3 +142,20 @@ def test_the_precompiled_preludes_are_in_the_image(judge) -> None:
     )
     result = judge("cpp17", code, [{"input": "", "output": str(len(paths))}])
     assert result.verdict.value == "AC", (result.tests[0].stdout, result.compile)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "top",
+    [
+        "#include <cstdio>\n#include <string>\n// a note \\ \n#include <vector>\n",
+        "#include <linux/sysctl.h>\n#include <vector>\n#include <cstdio>\n",
+    ],
+    ids=["spliced-comment", "header-before-standard-ones"],
+)
+def test_what_gcc_alone_rejects_the_judge_rejects(judge, top: str) -> None:
+    """Both are CE with plain g++ (the include in the comment is not there; <linux/sysctl.h>
+    needs what <vector> would have declared before it), so with the judge's command too."""
+    code = top + 'int main() { std::vector<int> v{1, 2}; std::printf("%zu\\n", v.size()); }\n'
+    result = judge("cpp", code, [{"input": "", "output": "2"}])
+    assert result.verdict.value == "CE", result.compile
