@@ -569,12 +569,16 @@ def _case(case_id: str) -> tuple[ComplexityProblem, dict[str, str], dict[str, st
     return problem_of(case), case.solutions, case.cpp
 
 
+# O(n) is a loop whose data stay in the caches. prefix-sums' O(n) loop builds a list whose
+# memory outgrows them, and its reference (itertools.accumulate) grows otherwise, so only the
+# absolute fit decides it: it read O(n log n) in 2 of 19 runs here and in two of CI's full
+# runs (README, empirical limits). That is the benchmark's accuracy figure, not a property.
 @pytest.mark.integration
 @pytest.mark.parametrize(
     ("case_id", "language", "cls"),
     [
         ("power-mod", "python", "O(log n)"),
-        ("prefix-sums", "python", "O(n)"),
+        ("fibonacci-mod", "python", "O(n)"),
         ("sort-numbers", "python", "O(n^2)"),
         ("subset-sums", "python", "O(2^n)"),
         ("stdin-distinct-values", "python", "O(n log n)"),
