@@ -24,6 +24,7 @@ def _command(argv: tuple[str, ...], spec: LanguageSpec) -> str:
         return ""
     words = [
         word.replace("{memory_mb}", "{MB}")
+        .replace("{runtime_stack_kb}", "{KB}")
         .replace("{source}", spec.source_name)
         .replace("{main_class}", "MainClass")
         for word in argv

@@ -124,7 +124,7 @@ JEST = LanguageSpec(
     run_argv=(
         "/usr/bin/node",
         "--max-old-space-size={memory_mb}",
-        "--stack-size=65500",
+        "--stack-size={runtime_stack_kb}",
         f"{_JEST_HOME}/node_modules/jest/bin/jest.js",
         "--config",
         f"{_JEST_HOME}/jest.config.js",

@@ -92,7 +92,7 @@ def agent_header(
             ),
             # All tests' reports together: the reply is built from what the agent sends back.
             "report_total_bytes": settings.max_reply_output_bytes,
-            "stack_bytes": stack_limit_bytes(memory_mb, spec.stack_limit_mb),
+            "stack_bytes": spec.stack_bytes(memory_mb),
         },
         "run": {"argv": _run_argv(job, spec), "env": spec.environment(), "argv0": source_name},
         "tests": tests,
@@ -209,23 +209,10 @@ def job_budget_ms(job: Job, settings: SandboxConfig) -> int:
     return int(min(allowed, settings.max_job_wall_s * 1000))
 
 
-def stack_limit_bytes(memory_mb: int, cap_mb: int | None = None) -> int:
-    """The stack rlimit for a run under ``memory_mb``: the memory limit less a margin.
-
-    Stack pages count towards the memory limit too, so a stack as large as the limit lets a
-    runaway recursion reach the memory cap first and read as MLE, by a race with the RSS
-    watcher. With the margin (an eighth, at least 8 MiB) the recursion hits the stack limit and
-    dies of SIGSEGV: a runtime error, as users expect of a stack overflow.
-    """
-    margin_mb = max(memory_mb // 8, 8)
-    stack_mb = max(memory_mb - margin_mb, 8)
-    return min(stack_mb, cap_mb or stack_mb) << 20
-
-
 def _run_argv(job: Job, spec: LanguageSpec) -> list[str]:
     if job.mode is TestMode.STDIN or not spec.harness_argv:
         return spec.main_argv(job.code, job.limits.memory_limit_mb)
-    harness = [part.format(memory_mb=job.limits.memory_limit_mb) for part in spec.harness_argv]
+    harness = spec.harness_command(job.code, job.limits.memory_limit_mb)
     program = spec.harness_program or spec.source_name
     return [*harness, job.mode.value, "/work/" + program, job.entry_point or ""]
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 from judge_service.sandbox._spec import LanguageSpec
 from judge_service.sandbox.models import TestMode
 
-_NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
+# Node as every JavaScript-family language runs it (JavaScript, TypeScript, their harness).
+NODE_RUN = (
+    "/usr/bin/node",
+    "--max-old-space-size={memory_mb}",
+    "--stack-size={runtime_stack_kb}",
+)
 
 MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
@@ -33,8 +38,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
             "--log-level=warning",
         ),
         artifacts=("main.js",),
-        run_argv=(*_NODE_RUN, "main.js"),
-        harness_argv=("/opt/judge/node-runner", *_NODE_RUN[1:], "/opt/judge/harness.js"),
+        run_argv=(*NODE_RUN, "main.js"),
+        harness_argv=("/opt/judge/node-runner", *NODE_RUN[1:], "/opt/judge/harness.js"),
         harness_program="main.js",
         modes=frozenset(TestMode),
         rss_allowance_mb=64,

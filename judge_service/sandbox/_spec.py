@@ -21,7 +21,9 @@ BASE_ENV = {
 
 @dataclass(frozen=True)
 class LanguageSpec:
-    """One language's toolchain; ``{memory_mb}`` in a run argument is filled per job."""
+    """One language's toolchain. In a run or harness argument, ``{memory_mb}`` (the job's
+    memory limit), ``{runtime_stack_kb}`` (:func:`runtime_stack_kb`) and ``{main_class}`` (Java's)
+    are filled per job."""
 
     name: str
     source_name: str
@@ -101,8 +103,20 @@ class LanguageSpec:
         return self.source_name
 
     def main_argv(self, code: str, memory_mb: int) -> list[str]:
-        values = {"memory_mb": str(memory_mb), "main_class": java_class_name(code)}
-        return [part.format(**values) for part in self.run_argv]
+        return self._filled(self.run_argv, code, memory_mb)
+
+    def harness_command(self, code: str, memory_mb: int) -> list[str]:
+        return self._filled(self.harness_argv, code, memory_mb)
+
+    def stack_bytes(self, memory_mb: int) -> int:
+        return stack_limit_bytes(memory_mb, self.stack_limit_mb)
+
+    def _filled(self, argv: tuple[str, ...], code: str, memory_mb: int) -> list[str]:
+        stack_kb = runtime_stack_kb(self.stack_bytes(memory_mb))
+        values = {"memory_mb": str(memory_mb), "runtime_stack_kb": str(stack_kb)}
+        if any("{main_class}" in part for part in argv):  # a search of the source
+            values["main_class"] = java_class_name(code)
+        return [part.format(**values) for part in argv]
 
     def compile_command(self, code: str) -> list[str]:
         argv = self._naming_source(self.compile_argv, code)
@@ -119,6 +133,28 @@ class LanguageSpec:
         # The file name once: for Java it is a search of the source for its class.
         source = self.source_file(code)
         return [part.format(source=source) for part in argv]
+
+
+def stack_limit_bytes(memory_mb: int, cap_mb: int | None = None) -> int:
+    """The stack rlimit for a run under ``memory_mb``: the memory limit less a margin.
+
+    Stack pages count towards the memory limit too, so a stack as large as the limit lets a
+    runaway recursion reach the memory cap first and read as MLE, by a race with the RSS
+    watcher. With the margin (an eighth, at least 8 MiB) the recursion hits the stack limit and
+    dies of SIGSEGV: a runtime error, as users expect of a stack overflow.
+    """
+    margin_mb = max(memory_mb // 8, 8)
+    stack_mb = max(memory_mb - margin_mb, 8)
+    return min(stack_mb, cap_mb or stack_mb) << 20
+
+
+def runtime_stack_kb(stack_bytes: int) -> int:
+    """A runtime's own stack limit (V8's ``--stack-size``, KiB) under a stack rlimit of
+    ``stack_bytes``: three quarters of it, at most Node's 64 MB. V8 checks its limit in the
+    frames it compiles; the native frames below (builtins, the collector, a signal handler) need
+    the rest, and a limit above the rlimit let a deep recursion die of SIGSEGV (RE) instead of
+    throwing the RangeError a program may catch (every memory limit under 74 MB did)."""
+    return min((stack_bytes * 3 // 4) >> 10, 65500)
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import signal
 
 from judge_service.sandbox._framework_languages import JEST, JUNIT, JVM_RUN_OPTIONS, javac_argv
-from judge_service.sandbox._more_languages import MORE_LANGUAGES
+from judge_service.sandbox._more_languages import MORE_LANGUAGES, NODE_RUN
 from judge_service.sandbox._preludes import CPP_PRELUDES
 from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
 from judge_service.sandbox.models import TestMode
@@ -21,7 +21,6 @@ __all__ = [
     "language_labels",
 ]
 
-_NODE_RUN = ("/usr/bin/node", "--max-old-space-size={memory_mb}", "--stack-size=65500")
 # Python without the 4,300-digit int/str conversion limit (big-integer problems are common);
 # the zygote also lifts it in-process, so a program cannot depend on its environment for it.
 _PYTHON_ENV = {
@@ -269,8 +268,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
             syntax_check_argv=("/usr/bin/node", "--check", "{source}"),
-            run_argv=(*_NODE_RUN, "main.js"),
-            harness_argv=("/opt/judge/node-runner", *_NODE_RUN[1:], "/opt/judge/harness.js"),
+            run_argv=(*NODE_RUN, "main.js"),
+            harness_argv=("/opt/judge/node-runner", *NODE_RUN[1:], "/opt/judge/harness.js"),
             modes=frozenset(TestMode),
             rss_allowance_mb=64,
             mle_markers=("JavaScript heap out of memory",),

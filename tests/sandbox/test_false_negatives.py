@@ -365,3 +365,33 @@ def test_a_java_class_of_any_name_runs(judge, name: str) -> None:
     )
     result = judge("java", code, [{"output": "2"}], limits=LIMITS)
     assert result.verdict is Verdict.AC, result.tests
+
+
+# Recursion until V8 throws RangeError, caught: V8's stack limit (--stack-size) must sit below
+# the stack rlimit the memory limit gives, or the process dies of SIGSEGV (RE) first.
+_CAUGHT_OVERFLOW = (
+    "function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\n"
+    "let seen = 'no overflow';\n"
+    "try { depth(1e9); } catch (error) { seen = error instanceof RangeError ? 'RangeError'"
+    " : String(error); }\n"
+)
+
+
+@pytest.mark.parametrize("memory_mb", [16, 32, 64, 256])
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_a_caught_stack_overflow_is_caught_at_any_memory_limit(
+    judge, language: str, memory_mb: int
+) -> None:
+    code = _CAUGHT_OVERFLOW + "console.log(seen);\n"
+    limits = {"time_limit_ms": 4000, "memory_limit_mb": memory_mb}
+    result = judge(language, code, [{"output": "RangeError"}], limits=limits)
+    assert result.verdict is Verdict.AC, result.tests
+
+
+@pytest.mark.parametrize("memory_mb", [32, 64])
+def test_a_caught_stack_overflow_is_caught_in_a_called_function(judge, memory_mb: int) -> None:
+    code = _CAUGHT_OVERFLOW.replace("let seen", "function f() {\nlet seen") + "return seen; }\n"
+    limits = {"time_limit_ms": 4000, "memory_limit_mb": memory_mb}
+    tests = [{"args": [], "expected": "RangeError"}]
+    result = judge("javascript", code, tests, mode="function", entry_point="f", limits=limits)
+    assert result.verdict is Verdict.AC, result.tests

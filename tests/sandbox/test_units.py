@@ -13,6 +13,7 @@ import docker.errors
 import pytest
 
 from judge_service.sandbox import _bundle, _jobs
+from judge_service.sandbox._spec import stack_limit_bytes
 from judge_service.sandbox.cache import Artifact, CompileCache, CompiledProgram, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxUnavailable
@@ -144,7 +145,7 @@ def test_agent_header_uses_cached_artifacts_instead_of_compiling() -> None:
 def test_stack_limit_leaves_room_below_the_memory_limit(memory_mb: int) -> None:
     # A stack as large as the memory limit made a C stack overflow read as MLE, by a race
     # with the RSS watcher; the margin makes it a SIGSEGV (RE).
-    stack = _jobs.stack_limit_bytes(memory_mb)
+    stack = stack_limit_bytes(memory_mb)
     assert stack >= 8 << 20
     if memory_mb > 16:
         assert (memory_mb << 20) - stack >= max(memory_mb << 17, 8 << 20)
@@ -229,3 +230,24 @@ def test_one_language_table_names_every_language_once() -> None:
         root = Path(__file__).resolve().parents[2]
         assert (root / "sandbox_images" / spec.image_name / "Dockerfile").is_file()
     assert canonical_language("cobol") is None
+
+
+@pytest.mark.parametrize("memory_mb", [16, 32, 64, 73, 256, 1024])
+@pytest.mark.parametrize("language", ["javascript", "typescript", "jest"])
+def test_v8_stack_limit_sits_below_the_stack_rlimit(language: str, memory_mb: int) -> None:
+    spec = LANGUAGES[language]
+    job = Job(
+        language=language,
+        code="",
+        mode="function" if spec.harness_argv else "stdin",
+        entry_point="f" if spec.harness_argv else None,
+        tests=[{"args": []}] if spec.harness_argv else [{"input": ""}],
+        limits={"memory_limit_mb": memory_mb},
+    )
+    argv = spec.main_argv("", memory_mb) + _jobs._run_argv(job, spec)
+    sizes = {int(word.split("=")[1]) for word in argv if word.startswith("--stack-size=")}
+    assert len(sizes) == 1, argv
+    (stack_kb,) = sizes
+    rlimit_kb = spec.stack_bytes(memory_mb) >> 10
+    assert stack_kb <= rlimit_kb * 3 // 4 and stack_kb <= 65500
+    assert stack_kb >= min(rlimit_kb // 2, 65500)  # as deep as the rlimit allows
