@@ -150,11 +150,15 @@ def stack_limit_bytes(memory_mb: int, cap_mb: int | None = None) -> int:
 
 def runtime_stack_kb(stack_bytes: int) -> int:
     """A runtime's own stack limit (V8's ``--stack-size``, KiB) under a stack rlimit of
-    ``stack_bytes``: three quarters of it, at most Node's 64 MB. V8 checks its limit in the
-    frames it compiles; the native frames below (builtins, the collector, a signal handler) need
-    the rest, and a limit above the rlimit let a deep recursion die of SIGSEGV (RE) instead of
-    throwing the RangeError a program may catch (every memory limit under 74 MB did)."""
-    return min((stack_bytes * 3 // 4) >> 10, 65500)
+    ``stack_bytes``: 2 MiB below it, at most Node's 64 MB. V8 checks its limit in the frames it
+    runs; the native frames past it (builtins, a JSON.stringify or a Proxy trap recursing, a
+    signal handler) need the rest: every such recursion tried threw RangeError with 512 KiB
+    left. A limit above the rlimit let a deep recursion die of SIGSEGV (RE) instead of throwing
+    the RangeError a program may catch (every memory limit under 74 MB did)."""
+    return min((stack_bytes >> 10) - _NATIVE_STACK_KB, 65500)
+
+
+_NATIVE_STACK_KB = 2048
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)")

@@ -388,6 +388,29 @@ def test_a_caught_stack_overflow_is_caught_at_any_memory_limit(
     assert result.verdict is Verdict.AC, result.tests
 
 
+# Recursions that pass through native frames past V8's own check.
+_NATIVE_OVERFLOWS = {
+    "tostring": "const o = {toString() { return String(this); }}; String(o);",
+    "proxy": "const p = new Proxy({}, {get(t, k, r) { return r[k]; }}); p.a;",
+    "map": "function d(n) { return [n].map((x) => d(x + 1))[0]; } d(0);",
+}
+
+
+@pytest.mark.parametrize("memory_mb", [32, 64])
+@pytest.mark.parametrize("shape", sorted(_NATIVE_OVERFLOWS))
+def test_a_caught_overflow_through_native_frames_is_caught(
+    judge, shape: str, memory_mb: int
+) -> None:
+    code = (
+        f"let seen = 'no overflow';\ntry {{ {_NATIVE_OVERFLOWS[shape]} }}\n"
+        "catch (error) { seen = error instanceof RangeError ? 'RangeError' : String(error); }\n"
+        "console.log(seen);\n"
+    )
+    limits = {"time_limit_ms": 6000, "memory_limit_mb": memory_mb}
+    result = judge("javascript", code, [{"output": "RangeError"}], limits=limits)
+    assert result.verdict is Verdict.AC, result.tests
+
+
 @pytest.mark.parametrize("memory_mb", [32, 64])
 def test_a_caught_stack_overflow_is_caught_in_a_called_function(judge, memory_mb: int) -> None:
     code = _CAUGHT_OVERFLOW.replace("let seen", "function f() {\nlet seen") + "return seen; }\n"
