@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,8 +46,14 @@ def test_a_wall_clock_verdict_under_load_is_not_cached(client: TestClient) -> No
     )
     assert quiet["verdict"] == "AC", quiet
     cpu_ms = quiet["tests"][0]["time_ms"]
-    problem = {"id": "busy-sum", "time_limit_ms": max(1500, int(1.25 * cpu_ms)), "tests": tests}
-    with saturated_host(per_core=4):
+    time_limit_ms = max(1500, int(1.25 * cpu_ms))
+    problem = {"id": "busy-sum", "time_limit_ms": time_limit_ms, "tests": tests}
+    # Busy enough that the program's wall time is half as much again as its wall limit: each
+    # busy container takes as much of the CPU as the sandbox does. Four per core fell short on
+    # a fast VM (0.55 s of CPU against a 4 s wall limit: the loaded runs stayed AC).
+    wall_s = (2 * time_limit_ms + 1000) / 1000
+    per_core = max(4, math.ceil(1.5 * wall_s / (cpu_ms / 1000)))
+    with saturated_host(per_core=per_core):
         for attempt in range(3):  # busy enough that the wall clock decides, most times at once
             submission = {
                 "language": "python",
