@@ -109,10 +109,19 @@ class LanguageSpec:
         return self._filled(self.harness_argv, code, memory_mb)
 
     def stack_bytes(self, memory_mb: int) -> int:
-        return stack_limit_bytes(memory_mb, self.stack_limit_mb)
+        """The stack rlimit. A runtime that keeps a stack limit of its own (``{runtime_stack_kb}``
+        in a template: V8's) stops the program's frames at the memory-sized stack, as a C
+        program's SIGSEGV does, and the rlimit is its native frames' room above that."""
+        stack = stack_limit_bytes(memory_mb, self.stack_limit_mb)
+        if self._keeps_its_own_stack_limit():
+            stack += _NATIVE_STACK_KB << 10
+        return stack
+
+    def _keeps_its_own_stack_limit(self) -> bool:
+        return any("{runtime_stack_kb}" in part for part in (*self.run_argv, *self.harness_argv))
 
     def _filled(self, argv: tuple[str, ...], code: str, memory_mb: int) -> list[str]:
-        stack_kb = runtime_stack_kb(self.stack_bytes(memory_mb))
+        stack_kb = runtime_stack_kb(stack_limit_bytes(memory_mb, self.stack_limit_mb))
         values = {"memory_mb": str(memory_mb), "runtime_stack_kb": str(stack_kb)}
         if any("{main_class}" in part for part in argv):  # a search of the source
             values["main_class"] = java_class_name(code)
@@ -149,15 +158,19 @@ def stack_limit_bytes(memory_mb: int, cap_mb: int | None = None) -> int:
 
 
 def runtime_stack_kb(stack_bytes: int) -> int:
-    """A runtime's own stack limit (V8's ``--stack-size``, KiB) under a stack rlimit of
-    ``stack_bytes``: 2 MiB below it, at most Node's 64 MB. V8 checks its limit in the frames it
-    runs; the native frames past it (builtins, a JSON.stringify or a Proxy trap recursing, a
-    signal handler) need the rest: every such recursion tried threw RangeError with 512 KiB
-    left. A limit above the rlimit let a deep recursion die of SIGSEGV (RE) instead of throwing
-    the RangeError a program may catch (every memory limit under 74 MB did)."""
-    return min((stack_bytes >> 10) - _NATIVE_STACK_KB, 65500)
+    """A runtime's own stack limit (V8's ``--stack-size``, KiB) for a program promised a stack
+    of ``stack_bytes`` (:func:`stack_limit_bytes`): all of it, at most Node's 64 MB. V8 checks
+    its limit in the frames it runs; the native frames past it (builtins, a JSON.stringify or a
+    Proxy trap recursing, a signal handler) need room beyond, which
+    :meth:`LanguageSpec.stack_bytes` adds to the rlimit (every such recursion tried threw
+    RangeError with 512 KiB of it left). A limit at or above the rlimit let a deep recursion die
+    of SIGSEGV (RE) instead of throwing the RangeError a program may catch (every memory limit
+    under 74 MB did); a limit 2 MiB below the memory-sized rlimit instead cost a correct
+    program that much of its stack (2 MB of 8 at a 16 MB limit: a quarter of its depth)."""
+    return min(stack_bytes >> 10, 65500)
 
 
+# The room past V8's stack limit that its native frames get (above the memory-sized stack).
 _NATIVE_STACK_KB = 2048
 
 

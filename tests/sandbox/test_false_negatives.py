@@ -388,6 +388,23 @@ def test_a_caught_stack_overflow_is_caught_at_any_memory_limit(
     assert result.verdict is Verdict.AC, result.tests
 
 
+# A recursion as deep as the stack a C program gets under the memory limit (8 MB at 16 MB):
+# 55,000 of these frames take about 6.6 MB. With V8's limit 2 MB below that stack instead of
+# at it, the program threw RangeError near 50,000 (RE for a correct program).
+@pytest.mark.parametrize("memory_mb", [8, 16])
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_a_deep_recursion_gets_the_whole_stack_at_a_small_memory_limit(
+    judge, language: str, memory_mb: int
+) -> None:
+    code = (
+        "function d(n, a, b) { return n === 0 ? 0 : 1 + d(n - 1, a + 1, b); }\n"
+        "console.log(d(55000, 0, 0));\n"
+    )
+    limits = {"time_limit_ms": 4000, "memory_limit_mb": memory_mb}
+    result = judge(language, code, [{"output": "55000"}], limits=limits)
+    assert result.verdict is Verdict.AC, result.tests
+
+
 # Recursions that pass through native frames past V8's own check.
 _NATIVE_OVERFLOWS = {
     "tostring": "const o = {toString() { return String(this); }}; String(o);",
