@@ -159,14 +159,12 @@ def stack_limit_bytes(memory_mb: int, cap_mb: int | None = None) -> int:
 
 def runtime_stack_kb(stack_bytes: int) -> int:
     """A runtime's own stack limit (V8's ``--stack-size``, KiB) for a program promised a stack
-    of ``stack_bytes`` (:func:`stack_limit_bytes`): all of it, at most Node's 64 MB. V8 checks
-    its limit in the frames it runs; the native frames past it (builtins, a JSON.stringify or a
-    Proxy trap recursing, a signal handler) need room beyond, which
+    of ``stack_bytes`` (:func:`stack_limit_bytes`): all of it, at most Node's 64 MB, so that a
+    JavaScript program recurses as deep as a C program and a deeper recursion throws the
+    RangeError it may catch. V8 checks its limit in the frames it runs; the native frames past
+    it (builtins, a Proxy trap or String(this) recursing, a signal handler) get the room that
     :meth:`LanguageSpec.stack_bytes` adds to the rlimit (every such recursion tried threw
-    RangeError with 512 KiB of it left). A limit at or above the rlimit let a deep recursion die
-    of SIGSEGV (RE) instead of throwing the RangeError a program may catch (every memory limit
-    under 74 MB did); a limit 2 MiB below the memory-sized rlimit instead cost a correct
-    program that much of its stack (2 MB of 8 at a 16 MB limit: a quarter of its depth)."""
+    RangeError with 512 KiB of it left; a limit at the rlimit died of SIGSEGV, RE)."""
     return min(stack_bytes >> 10, 65500)
 
 
