@@ -571,8 +571,8 @@ def _case(case_id: str) -> tuple[ComplexityProblem, dict[str, str], dict[str, st
 
 # O(n) is a loop whose data stay in the caches. prefix-sums' O(n) loop builds a list whose
 # memory outgrows them, and its reference (itertools.accumulate) grows otherwise, so only the
-# absolute fit decides it: it read O(n log n) in 2 of 19 runs here and in two of CI's full
-# runs (README, empirical limits). That is the benchmark's accuracy figure, not a property.
+# absolute fit decides it: it read O(n log n) in 2 of 19 runs here, in a CI run and in an
+# earlier full run (README, empirical limits): the benchmark's accuracy, not a property.
 @pytest.mark.integration
 @pytest.mark.parametrize(
     ("case_id", "language", "cls"),
