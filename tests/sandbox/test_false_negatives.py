@@ -369,12 +369,15 @@ def test_a_java_class_of_any_name_runs(judge, name: str) -> None:
 
 # Recursion until V8 throws RangeError, caught: V8's stack limit (--stack-size) must sit below
 # the stack rlimit the memory limit gives, or the process dies of SIGSEGV (RE) first.
-_CAUGHT_OVERFLOW = (
-    "function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\n"
-    "let seen = 'no overflow';\n"
-    "try { depth(1e9); } catch (error) { seen = error instanceof RangeError ? 'RangeError'"
-    " : String(error); }\n"
-)
+_DEPTH = "function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\n"
+
+
+def _caught(overflow: str) -> str:
+    """Statements that run ``overflow`` and leave in ``seen`` whether it threw RangeError."""
+    return (
+        f"let seen = 'no overflow';\ntry {{ {overflow} }}\n"
+        "catch (error) { seen = error instanceof RangeError ? 'RangeError' : String(error); }\n"
+    )
 
 
 @pytest.mark.parametrize("memory_mb", [16, 32, 64, 256])
@@ -382,7 +385,7 @@ _CAUGHT_OVERFLOW = (
 def test_a_caught_stack_overflow_is_caught_at_any_memory_limit(
     judge, language: str, memory_mb: int
 ) -> None:
-    code = _CAUGHT_OVERFLOW + "console.log(seen);\n"
+    code = _DEPTH + _caught("depth(1e9);") + "console.log(seen);\n"
     limits = {"time_limit_ms": 4000, "memory_limit_mb": memory_mb}
     result = judge(language, code, [{"output": "RangeError"}], limits=limits)
     assert result.verdict is Verdict.AC, result.tests
@@ -418,11 +421,7 @@ _NATIVE_OVERFLOWS = {
 def test_a_caught_overflow_through_native_frames_is_caught(
     judge, shape: str, memory_mb: int
 ) -> None:
-    code = (
-        f"let seen = 'no overflow';\ntry {{ {_NATIVE_OVERFLOWS[shape]} }}\n"
-        "catch (error) { seen = error instanceof RangeError ? 'RangeError' : String(error); }\n"
-        "console.log(seen);\n"
-    )
+    code = _caught(_NATIVE_OVERFLOWS[shape]) + "console.log(seen);\n"
     limits = {"time_limit_ms": 6000, "memory_limit_mb": memory_mb}
     result = judge("javascript", code, [{"output": "RangeError"}], limits=limits)
     assert result.verdict is Verdict.AC, result.tests
@@ -430,7 +429,7 @@ def test_a_caught_overflow_through_native_frames_is_caught(
 
 @pytest.mark.parametrize("memory_mb", [32, 64])
 def test_a_caught_stack_overflow_is_caught_in_a_called_function(judge, memory_mb: int) -> None:
-    code = _CAUGHT_OVERFLOW.replace("let seen", "function f() {\nlet seen") + "return seen; }\n"
+    code = _DEPTH + "function f() {\n" + _caught("depth(1e9);") + "return seen; }\n"
     limits = {"time_limit_ms": 4000, "memory_limit_mb": memory_mb}
     tests = [{"args": [], "expected": "RangeError"}]
     result = judge("javascript", code, tests, mode="function", entry_point="f", limits=limits)
