@@ -314,8 +314,10 @@ def test_a_candidate_the_fit_cannot_place_is_timed_again(
     # Exactly linear, as is the reference: the ladder's O(n) and the reference's curve fit it
     # equally well, so one run decides nothing.
     linear = judge.measure_checked("linear", "python", problem)
-    assert timed == ["linear", *[problem.reference.code] * 3, "linear"]
-    assert linear.notes[-1] == "timed twice: one run did not tell the reference's growth from O(n)"
+    assert timed == ["linear", *[problem.reference.code] * 3, "linear", "linear"]
+    assert linear.notes[-1] == (
+        "timed in 3 rounds: one did not tell the reference's growth from O(n)"
+    )
     assert linear.predicted == "O(n)"
     timed.clear()
     # Where the problem's optimum is the class its own fit reads, both readings agree: no
@@ -327,6 +329,109 @@ def test_a_candidate_the_fit_cannot_place_is_timed_again(
     quadratic = judge.measure_checked("quadratic", "python", problem)
     assert timed == ["quadratic"] and quadratic.predicted == "O(n^2)"  # the reference is kept
     assert not quadratic.notes
+
+
+def _cache_bound(n: float) -> float:
+    """O(n) work whose cost per element doubles as its data leave the caches (near 2^14)."""
+    return 1.2e-5 + 6e-8 * n * (1 + 1 / (1 + math.exp(14 - math.log2(n))))
+
+
+def _load_from(n_from: int, factor: float) -> Callable[[float], float]:
+    """A round timed while the host got busy from the size ``n_from`` on (sizes are timed in
+    ascending order, so a load that starts during a run slows every larger size)."""
+    return lambda n: factor if n >= n_from else 1.0
+
+
+def _load_rising(by: float) -> Callable[[float], float]:
+    """A round timed while the host grew steadily busier, to ``1 + by`` times slower."""
+    return lambda n: 1 + by * math.log2(n) / 18
+
+
+_BUSY_ROUNDS = {  # (how the host slowed the first round, the candidate's time over the ref's)
+    "load-starts-at-n-4096": (_load_from(1 << 12, 1.5), 1.0),
+    "load-rises-to-1.6x": (_load_rising(0.6), 1.0),
+    "slower-program-load-rises": (_load_rising(0.6), 2.5),
+}
+
+
+class _Rounds:
+    """A judge's ``measure``: the reference's rounds time ``_cache_bound``; the candidate's
+    time ``candidate``, its first round slowed by ``first_load``. Noise only adds time (5%)."""
+
+    def __init__(
+        self, seed: int, candidate: Callable[[float], float], first_load: Callable[[float], float]
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.candidate, self.first_load = candidate, first_load
+        self.candidate_rounds = 0
+
+    def measure(
+        self, code: str, language: str, problem: ComplexityProblem, answers_only: bool = False
+    ) -> Measurement:
+        curve, load = _cache_bound, _no_load
+        if code == "candidate":
+            self.candidate_rounds += 1
+            curve = self.candidate
+            if self.candidate_rounds == 1:
+                load = self.first_load
+        points = [
+            Point(n, curve(n) * load(n) * math.exp(abs(self.rng.gauss(0, 0.05))))
+            for n in geometric_sizes(1 << 18)
+        ]
+        return Measurement(points, choose_class(points))
+
+
+def _no_load(n: float) -> float:
+    return 1.0
+
+
+def _slower_by(factor: float) -> Callable[[float], float]:
+    return lambda n: factor * _cache_bound(n)
+
+
+def _log_factor_slower(n: float) -> float:
+    return 1.2e-5 + (_cache_bound(n) - 1.2e-5) * math.log2(n + 1)
+
+
+@pytest.mark.parametrize("first_round", sorted(_BUSY_ROUNDS))
+def test_a_candidate_one_busy_round_would_deny_its_class_is_timed_again(
+    first_round: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference is timed in three rounds; a candidate whose one round reads a class other
+    than the reference's by a margin a busy host can make is timed again before it is judged
+    so. Of 40 candidates that grow as the reference does (the candidate's first round slowed
+    as named, its later ones not), one round alone reads another class for at least 30; the
+    judge for at most one."""
+    load, scale = _BUSY_ROUNDS[first_round]
+    problem = problem_of(BENCHMARK[0]).model_copy(update={"optimal_complexity": "O(n)"})
+    one_round_wrong = judged_wrong = 0
+    for trial in range(40):
+        judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # never runs here
+        rounds = _Rounds(trial, _slower_by(scale), load)
+        monkeypatch.setattr(judge, "measure", rounds.measure)
+        judged_wrong += judge.measure_checked("candidate", "python", problem).predicted != "O(n)"
+        rounds.candidate_rounds = 0  # a first round of its own, judged alone
+        alone = _growth_against(
+            rounds.measure("candidate", "python", problem), judge.reference(problem), problem
+        )
+        one_round_wrong += alone.predicted != "O(n)"
+    assert one_round_wrong >= 30 and judged_wrong <= 1, (one_round_wrong, judged_wrong)
+
+
+def test_a_candidate_a_log_factor_slower_is_not_timed_into_the_optimum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rounds pooled take each size's lowest time: a program a log factor slower than the
+    reference, timed as often as the judge times it, still reads slower, whether a busy host
+    slowed its first round or not."""
+    problem = problem_of(BENCHMARK[0]).model_copy(update={"optimal_complexity": "O(n)"})
+    loads = [_no_load, *(load for load, _ in _BUSY_ROUNDS.values())]
+    for trial in range(40):
+        judge = EmpiricalComplexityJudge(pool=None)  # type: ignore[arg-type]  # never runs here
+        rounds = _Rounds(1000 + trial, _log_factor_slower, loads[trial % len(loads)])
+        monkeypatch.setattr(judge, "measure", rounds.measure)
+        judged = judge.measure_checked("candidate", "python", problem)
+        assert judged.predicted in {"O(n log n)", "O(n^2)"}, judged.evidence()
 
 
 def test_a_candidate_timed_again_has_the_answers_of_its_second_run_checked(
@@ -591,7 +696,8 @@ def test_real_solutions_get_their_class(
     problem, python, cpp = _case(case_id)
     code = python[cls] if language == "python" else cpp[cls]
     estimate = judge.estimate(code, language, problem)
-    assert estimate.predicted == cls, estimate.evidence
+    # The whole evidence, not pytest's shortened repr: the times and fits that decided.
+    assert estimate.predicted == cls, json.dumps(estimate.evidence)
     assert estimate.method == "empirical" and estimate.confidence > 0.5
     assert len(estimate.evidence["sizes"]) >= 8
 
