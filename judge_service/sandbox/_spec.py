@@ -165,7 +165,11 @@ def runtime_stack_kb(stack_bytes: int) -> int:
     it (builtins, a Proxy trap or String(this) recursing, a signal handler) get the room that
     :meth:`LanguageSpec.stack_bytes` adds to the rlimit (every such recursion tried threw
     RangeError with 512 KiB of it left; a limit at the rlimit died of SIGSEGV, RE)."""
-    return min(stack_bytes >> 10, 65500)
+    return min(stack_bytes >> 10, MAX_RUNTIME_STACK_KB)
+
+
+# Node's largest --stack-size (64 MB less V8's slack).
+MAX_RUNTIME_STACK_KB = 65500
 
 
 # The room past V8's stack limit that its native frames get (above the memory-sized stack).

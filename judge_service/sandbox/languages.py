@@ -9,7 +9,12 @@ import signal
 from judge_service.sandbox._framework_languages import JEST, JUNIT, JVM_RUN_OPTIONS, javac_argv
 from judge_service.sandbox._more_languages import MORE_LANGUAGES, NODE_RUN
 from judge_service.sandbox._preludes import CPP_PRELUDES
-from judge_service.sandbox._spec import BASE_ENV, LanguageSpec, java_class_name
+from judge_service.sandbox._spec import (
+    BASE_ENV,
+    MAX_RUNTIME_STACK_KB,
+    LanguageSpec,
+    java_class_name,
+)
 from judge_service.sandbox.models import TestMode
 
 __all__ = [
@@ -267,7 +272,14 @@ LANGUAGES: dict[str, LanguageSpec] = {
             version="Node 20",
             aliases=frozenset({"js", "node", "nodejs"}),
             source_name="main.js",
-            syntax_check_argv=("/usr/bin/node", "--check", "{source}"),
+            # V8's parser stops at its stack limit too: the check parses what any run's can
+            # (its stack rlimit is a compiler's, unlimited; the memory limit bounds it).
+            syntax_check_argv=(
+                "/usr/bin/node",
+                f"--stack-size={MAX_RUNTIME_STACK_KB}",
+                "--check",
+                "{source}",
+            ),
             run_argv=(*NODE_RUN, "main.js"),
             harness_argv=("/opt/judge/node-runner", *NODE_RUN[1:], "/opt/judge/harness.js"),
             modes=frozenset(TestMode),

@@ -434,3 +434,20 @@ def test_a_caught_stack_overflow_is_caught_in_a_called_function(judge, memory_mb
     tests = [{"args": [], "expected": "RangeError"}]
     result = judge("javascript", code, tests, mode="function", entry_point="f", limits=limits)
     assert result.verdict is Verdict.AC, result.tests
+
+
+# Valid JavaScript nested 20,000 deep, which V8's parser takes at the run's stack but not at
+# its default one (about 1 MB): the syntax check that follows a failed run said CE.
+_DEEPLY_NESTED = {
+    "parentheses": "(" * 20_000 + "1" + ")" * 20_000,
+    "arrays": "[" * 20_000 + "]" * 20_000,
+    "calls": "f(" * 20_000 + "1" + ")" * 20_000,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_DEEPLY_NESTED))
+def test_a_deeply_nested_program_that_fails_running_is_re_not_ce(judge, shape: str) -> None:
+    code = f"const f = (v) => v;\nconst x = {_DEEPLY_NESTED[shape]};\nthrow new Error('boom');\n"
+    result = judge("javascript", code, [{"output": ""}], limits=LIMITS)
+    assert result.verdict is Verdict.RE, (result.compile, result.tests)
+    assert "boom" in result.tests[0].stderr
