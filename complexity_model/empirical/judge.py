@@ -250,8 +250,10 @@ class EmpiricalComplexityJudge:
             rounds.append(again)
             pooled = self._against_reference(_pooled(rounds), problem)
         assert measured.relative is not None
-        note = f"timed in {len(rounds)} rounds: one did not tell the reference's growth from " + (
-            measured.relative.best_class
+        lead = measured.relative.best_class_bic - measured.relative.bic
+        note = (
+            f"timed in {len(rounds)} rounds: the first read {measured.relative.best_class}, "
+            f"the reference's growth {lead:+.1f} BIC from it"
         )
         return replace(pooled, notes=[*pooled.notes, note])
 
