@@ -28,7 +28,7 @@ where the absolute fit misreads both (a hash table leaving the cache looks like 
 reference's curve is its lowest time per size over three runs, so its noise does not decide
 for the candidate; a candidate whose run cannot tell the reference's growth from a ladder
 class, or tells them apart by little and would get a class other than the reference's, is
-timed again (up to three runs, as the reference) and decided on its runs pooled.
+timed in three runs, as the reference, and decided on its median time per size.
 """
 
 from __future__ import annotations
@@ -241,14 +241,18 @@ class EmpiricalComplexityJudge:
         # One run of the candidate against the reference's three: where that run alone would
         # decide its class against the reference's, time it again, up to as many rounds as the
         # reference had, and decide on the rounds pooled (a busy moment slows one round).
+        # The rounds are pooled by the median time at each size, not the lowest: each round's
+        # time at a size is already the lowest of up to three processes, and a program that
+        # takes a fast path in a few of its processes only (decided at random when it loads)
+        # would be judged by its luckiest of nine; the median outvotes one lucky round as it
+        # does one busy one. So all the rounds are timed: a median of two is a minimum.
         rounds = [measured]
-        pooled = measured
-        while len(rounds) < self.reference_rounds and self._timed_again(pooled, problem):
+        while len(rounds) < self.reference_rounds:
             again = self._against_reference(self.measure(code, language, problem), problem)
             if again.reason:
                 return again
             rounds.append(again)
-            pooled = self._against_reference(_pooled(rounds), problem)
+        pooled = self._against_reference(_median_pooled(rounds), problem)
         assert measured.relative is not None
         lead = measured.relative.best_class_bic - measured.relative.bic
         note = (
@@ -467,6 +471,21 @@ class EmpiricalComplexityJudge:
 def _pooled(rounds: list[Measurement]) -> Measurement:
     """Measurements of one program as one: its lowest time at each size, refitted."""
     points = lowest_per_size([measured.points for measured in rounds])
+    first = rounds[0]
+    return replace(first, points=points, fit=choose_class(points), relative=None, like_reference="")
+
+
+def _median_pooled(rounds: list[Measurement]) -> Measurement:
+    """Rounds of one candidate as one: at each size, the median of the rounds that timed it
+    (the upper one of an even count; a censored time counts as above every timed one)."""
+    by_size: dict[float, list[Point]] = {}
+    for measured in rounds:
+        for point in measured.points:
+            by_size.setdefault(point.n, []).append(point)
+    points = []
+    for _, timed in sorted(by_size.items()):
+        ordered = sorted(timed, key=lambda p: (p.censored, p.seconds))
+        points.append(ordered[len(ordered) // 2])
     first = rounds[0]
     return replace(first, points=points, fit=choose_class(points), relative=None, like_reference="")
 
