@@ -38,7 +38,10 @@ their answers must agree.
 
 Growth stops at the first run over the per-call cap (a censored point) or when the budget is
 spent; while the input stays a few bytes (n itself), n keeps growing past the given sizes.
-Answers at sizes up to ``digest_max_n`` are digested (:mod:`._digest`). Each measured size is
+Answers are digested (:mod:`._digest`) at every size up to ``digest_max_n`` and above it at
+the powers of two and a secret half of the other sizes (:func:`_digested`): the cold call's,
+and, once the clock is read, the last timed call's, which must be the same (a solution that
+answers an input it has seen with a faster, wrong pass is not timed). Each measured size is
 printed at once on a line with the nonce, and ``end`` closes a complete measurement: without
 it (the driver killed) the judge does not use the points.
 """
@@ -79,6 +82,10 @@ if TYPE_CHECKING:  # in the sandbox their source precedes this module's (_driver
 # on an idle host, 200 to 500 us measured at load average 10 on 2 cores). A memo is found once
 # the work it saves passes the slack, well before the cap.
 _STATE_RATIO = 10.0
+_CHANGED_ANSWER = (
+    "the calls after the first on one input answered otherwise than the first: the solution "
+    "keeps state between calls, and its timed work is not the problem's"
+)
 _STATE_SLACK_S = 1.5e-3
 _DECODE_FACTOR = 2.0
 # CPU used during a run by no process the driver can name (a child the solution forked, which
@@ -216,6 +223,19 @@ class Driver:
             end = after
             outcome["rest"] = (after - cold) / (loops - 1)
         outcome["hidden"] = _hidden(pool, own, end - start)
+        if want_digest and loops > 1:
+            # The timed calls' answer too, digested after the clock is read: a solution that
+            # recognises an input it has answered and answers it again faster but wrongly
+            # would be timed on work that is not the problem's.
+            token = secrets.token_hex(8)
+            send(channel, ["digest", token])
+            reply = self._await(channel, pid, end + self.limit, deadline)
+            if isinstance(reply, dict):
+                return {"censored": True} if reply.get("cpu") else reply
+            if reply[0] != "digested" or len(reply) != 3 or reply[2] != token:
+                return {"error": _failure(reply)}
+            if reply[1] != digest:
+                return {"error": _CHANGED_ANSWER}
         return outcome
 
     def _await(
@@ -380,7 +400,7 @@ def _runs_at(
     for _ in range(max(1, spec["repeats"])):
         loops = _loops(known, spec) if spec["repeats"] else 1
         # Only short calls warm up on the previous size: specialisation costs microseconds.
-        outcome = driver.run(given, warm, loops, n <= spec["digest_max_n"])
+        outcome = driver.run(given, warm, loops, _digested(n, spec))
         problem = reset(spec["scratch"], spec["clear_ipc"])
         if not problem and outcome.get("wall"):
             # No answer in ten caps of wall time (a host ten times oversubscribed, a sleeper):
@@ -400,6 +420,20 @@ def _runs_at(
     if len({run.get("digest") for run in runs}) > 1:
         return runs, "the answer changed between runs on the same input"
     return runs, ""
+
+
+def _digested(n: int, spec: dict[str, Any]) -> bool:
+    """Whether the answers at ``n`` are digested: at every size up to ``digest_max_n``; above
+    it at the powers of two (the sizes a compiled candidate's runs share with these: the engine
+    digests all of its own) and at about half the others, drawn with the secret seed (the
+    reference's runs draw the same), so that a solution cannot tell which of its larger
+    answers are compared."""
+    if n <= spec["digest_max_n"] or n & (n - 1) == 0:
+        return True
+    return random.Random(f"{spec['seed']}:digest:{n}").random() < _DIGESTED_SHARE
+
+
+_DIGESTED_SHARE = 0.5
 
 
 def _hidden_work(outcome: dict[str, Any], loops: int) -> str:

@@ -12,7 +12,9 @@ frames it exchanges with it, and decides what they mean. This side only obeys:
 - ``input``: unpickles the timed input, calls the solution once (the cold call), digests the
   answer, and says ``first``;
 - ``go``: calls it ``loops - 1`` more times on the same input (a fresh copy each time for a
-  solution that changes its arguments), and says ``rest``.
+  solution that changes its arguments), and says ``rest``;
+- ``digest`` (after the driver has read the clock): the digest of the last call's answer,
+  which the driver compares with the cold call's.
 
 Each answer carries the token of the request it answers (a frame sent ahead of its request
 could not: the driver would read the clock too early).
@@ -165,14 +167,27 @@ class Runner:
             outcome["digest"] = digest_text(self.streams.text(), self.fold_case)
         return outcome
 
-    def repeat(self, given: Input, count: int, mutated: bool) -> None:
+    def repeat(self, given: Input, count: int, mutated: bool) -> object:
+        """``count`` more calls; the last one's answer, as :meth:`first` digests it (stdin
+        mode: its output stays captured)."""
         if self.mode == "function" and not mutated:
-            function, args = self.function, given.args
+            function, args, result = self.function, given.args, None
             for _ in range(count):
-                function(*args)
-            return
+                result = function(*args)
+            return [result]
+        answer: object = None
         for _ in range(count):
-            self.once(given)
+            if self.mode == "function":
+                fresh = given.fresh()
+                answer = [self.once(given, fresh), fresh]
+            else:
+                self.once(given)
+        return answer
+
+    def digest(self, answer: object) -> str:
+        if self.mode == "function":
+            return digest_value(answer)
+        return digest_text(self.streams.text(), self.fold_case)
 
     def warm_up(self, warm: Input) -> None:
         started = time.thread_time()
@@ -201,6 +216,7 @@ def serve(channel: socket.socket, spec: dict[str, Any], code: Any) -> None:
     send(channel, ["ready"])
     given: Input | None = None
     mutated = False
+    last: object = None
     while True:
         header, payload, _ = receive(channel, MAX_INPUT)
         try:
@@ -219,8 +235,10 @@ def serve(channel: socket.socket, spec: dict[str, Any], code: Any) -> None:
                 mutated = outcome["mutates"]
                 send(channel, ["first", outcome, header[3]])
             elif header[0] == "go" and given is not None:
-                runner.repeat(given, int(header[1]), mutated)
+                last = runner.repeat(given, int(header[1]), mutated)
                 send(channel, ["rest", header[2]])
+            elif header[0] == "digest" and given is not None:
+                send(channel, ["digested", runner.digest(last), header[1]])
             else:
                 return
         except BaseException as error:

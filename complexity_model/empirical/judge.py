@@ -76,8 +76,9 @@ _FAILURES = {
 }
 # A timing run that ended so, unfinished, was stopped by the solution.
 _KILLED_BY_PROGRAM = (Verdict.RE, Verdict.MLE, Verdict.OLE)
-# Answers are compared at sizes up to this (digesting a huge answer at every size would cost
-# more than timing it).
+# Python's answers are compared at every size up to this, and at a secret half of the sizes
+# above it (digesting a huge answer at every size would cost more than timing it); compiled
+# languages' at every size whose output the sandbox reports whole.
 _DIGEST_MAX_N = 1 << 13
 # A candidate whose growth fits the reference's curve and a ladder class this close (in BIC)
 # is timed again. Simulated at 10% noise per point: 5 wrong of 400 with a second run where
@@ -446,9 +447,7 @@ class EmpiricalComplexityJudge:
         if answers_only:
             inputs = [(n, text) for n, text in inputs if n <= _DIGEST_MAX_N]
             settings = replace(settings, repeats=1, budget_s=settings.budget_s / 3)
-        output = measure_in_engine(
-            self.pool, language, code, inputs, settings, fold_case, _DIGEST_MAX_N
-        )
+        output = measure_in_engine(self.pool, language, code, inputs, settings, fold_case)
         return output, f"{len(inputs)} inputs generated"
 
     def _against_reference(self, measured: Measurement, problem: ComplexityProblem) -> Measurement:

@@ -230,19 +230,19 @@ def test_the_driver_kills_what_a_run_leaves_running(tmp_path: Path) -> None:
 def test_what_the_solution_opens_at_load_is_its_own_runs(tmp_path: Path) -> None:
     # Every run loads the solution afresh: a mapping (or a pipe) made at load is not shared
     # with the next run, so what one run writes there the next does not read (the answer,
-    # what the run found, would change between runs).
+    # what the run found at load, would change between runs). The answer is read at load
+    # only: one that changes between a run's calls is state of its own (another test).
     shared = (
-        "import mmap\nboard = mmap.mmap(-1, 4096)\n"
-        "def f(xs):\n    seen = board[0]\n    board[0] = min(seen + 1, 255)\n    return seen\n"
+        "import mmap\nboard = mmap.mmap(-1, 4096)\nseen = board[0]\n"
+        "board[0] = min(seen + 1, 255)\ndef f(xs):\n    return seen\n"
     )
     once = {"sizes": [1, 2, 4], "min_sample_s": 1e-9}
     output = _run_driver_here(_function_spec(shared, **once), tmp_path)
     assert not output.error and len(output.points) == 3, output
     pipe = (
         "import os\nreader, writer = os.pipe()\nos.set_blocking(reader, False)\n"
-        "def f(xs):\n    try:\n        seen = len(os.read(reader, 100))\n"
-        "    except BlockingIOError:\n        seen = 0\n    os.write(writer, b'x')\n"
-        "    return seen\n"
+        "try:\n    seen = len(os.read(reader, 100))\nexcept BlockingIOError:\n    seen = 0\n"
+        "os.write(writer, b'x')\ndef f(xs):\n    return seen\n"
     )
     output = _run_driver_here(_function_spec(pipe, **once), tmp_path)
     assert not output.error and len(output.points) == 3, output
@@ -261,3 +261,26 @@ def test_cpu_no_known_process_used_is_work_done_outside_the_clock() -> None:
     run = {"first": 0.004, "rest": 1e-4, "hidden": 0.001}
     assert _hidden_work(run, 11) == ""  # the agent's polling and such
     assert "outside it is not measured" in _hidden_work({**run, "hidden": 0.02}, 11)
+
+
+# An input answered before, answered again otherwise (a wrong, faster pass would be timed):
+# recognised by its content, in function mode and across a stdin program's runs (builtins
+# outlive its fresh globals).
+_ANSWERED_AGAIN = {
+    "function": "seen = set()\ndef f(xs):\n    key = tuple(xs)\n    if key in seen:\n"
+    "        return -1\n    seen.add(key)\n    return len(xs)\n",
+    "stdin": "import builtins\nseen = builtins.__dict__.setdefault('_seen', set())\n"
+    "data = input()\nprint(-1 if data in seen else len(data))\nseen.add(data)\n",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(_ANSWERED_AGAIN))
+def test_a_solution_whose_timed_calls_answer_otherwise_is_not_timed(
+    tmp_path: Path, mode: str
+) -> None:
+    changes: dict[str, object] = {"mode": mode}
+    if mode == "stdin":
+        changes["generator"] = "def generate(n):\n    return 'x' * n + '\\n'\n"
+    output = _run_driver_here(_function_spec(_ANSWERED_AGAIN[mode], **changes), tmp_path)
+    assert "answered otherwise than the first" in output.error, output
+    assert output.error_source == "candidate"
