@@ -35,19 +35,27 @@ def digest_text(text: str, fold_case: bool = False) -> str:
 
 
 def _canonical(value: object, depth: int = 0) -> object:
+    """The builtin types' own methods read a value, never a subclass's: an answer is what the
+    call stored in it, not what its methods compute when read (a list whose ``__iter__``
+    computed the right items only when the digest read them would hide work from the clock,
+    which is read before the timed calls' answer is digested)."""
     if depth > 50:
         return repr(value)
     if isinstance(value, bool) or value is None or isinstance(value, int | str):
-        return value
+        return value  # json writes an int or str subclass from its stored value
     if isinstance(value, float):
-        return format(value, ".6g")
-    if isinstance(value, list | tuple):
-        return [_canonical(item, depth + 1) for item in value]
+        return float.__format__(value, ".6g")
+    if isinstance(value, list):
+        return [_canonical(item, depth + 1) for item in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return [_canonical(item, depth + 1) for item in tuple.__iter__(value)]
     if isinstance(value, dict):
-        items = [[_canonical(k, depth + 1), _canonical(v, depth + 1)] for k, v in value.items()]
+        pairs = dict.items(value)
+        items = [[_canonical(k, depth + 1), _canonical(v, depth + 1)] for k, v in pairs]
         return sorted(items, key=repr)
     if isinstance(value, set | frozenset):
-        return sorted((_canonical(item, depth + 1) for item in value), key=repr)
+        members = set.__iter__(value) if isinstance(value, set) else frozenset.__iter__(value)
+        return sorted((_canonical(item, depth + 1) for item in members), key=repr)
     return repr(value)
 
 

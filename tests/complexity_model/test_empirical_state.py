@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from complexity_model.empirical import EmpiricalComplexityJudge
+from complexity_model.empirical._digest import digest_value
 from complexity_model.empirical._driver import (
     DriverSpec,
 )
@@ -284,3 +287,41 @@ def test_a_solution_whose_timed_calls_answer_otherwise_is_not_timed(
     output = _run_driver_here(_function_spec(_ANSWERED_AGAIN[mode], **changes), tmp_path)
     assert "answered otherwise than the first" in output.error, output
     assert output.error_source == "candidate"
+
+
+def test_an_answer_is_digested_as_stored_not_as_its_methods_compute_it() -> None:
+    """A subclass's methods could compute the right answer while the digest reads it, after
+    the clock: the builtin types' own methods read it instead."""
+
+    class Later(list[int]):
+        def __iter__(self) -> Iterator[int]:
+            return iter([1, 2, 3])
+
+    class LaterDict(dict[str, int]):
+        def items(self) -> Any:
+            return {"a": 1}.items()
+
+    class LaterSet(set[int]):
+        def __iter__(self) -> Iterator[int]:
+            return iter({1, 2})
+
+    class LaterFloat(float):
+        def __format__(self, spec: str) -> str:
+            return "2.5"
+
+    assert digest_value([Later()]) == digest_value([[]]) != digest_value([[1, 2, 3]])
+    assert digest_value(LaterDict()) == digest_value({}) != digest_value({"a": 1})
+    assert digest_value(LaterSet()) == digest_value(set()) != digest_value({1, 2})
+    assert digest_value(LaterFloat(0.5)) == digest_value(0.5) != digest_value(2.5)
+
+
+def test_a_timed_call_whose_answer_is_computed_when_read_is_not_timed(tmp_path: Path) -> None:
+    # The cold call sorts; the timed calls return a list that sorts only when iterated.
+    code = (
+        "class Later(list):\n    def __init__(self, xs):\n        super().__init__()\n"
+        "        self.xs = xs\n    def __iter__(self):\n        return iter(sorted(self.xs))\n"
+        "seen = set()\ndef f(xs):\n    key = tuple(xs)\n    if key in seen:\n"
+        "        return Later(xs)\n    seen.add(key)\n    return sorted(xs)\n"
+    )
+    output = _run_driver_here(_function_spec(code), tmp_path)
+    assert "answered otherwise than the first" in output.error, output
