@@ -250,12 +250,8 @@ def lowest_per_size(rounds: Sequence[Sequence[Point]]) -> list[Point]:
     """Several measurements of one program as one: at each size, the lowest time a round
     timed (timing noise only ever adds time), or, where every round hit the cap, a censored
     point at the highest lower bound."""
-    by_size: dict[float, list[Point]] = {}
-    for points in rounds:
-        for point in points:
-            by_size.setdefault(point.n, []).append(point)
     pooled = []
-    for n, points in sorted(by_size.items()):
+    for n, points in _by_size(rounds):
         timed = [p.seconds for p in points if not p.censored and p.seconds > 0]
         if timed:
             pooled.append(Point(n, min(timed)))
@@ -264,6 +260,25 @@ def lowest_per_size(rounds: Sequence[Sequence[Point]]) -> list[Point]:
             if censored:
                 pooled.append(Point(n, max(censored), censored=True))
     return pooled
+
+
+def median_per_size(rounds: Sequence[Sequence[Point]]) -> list[Point]:
+    """Several measurements of one program as one: at each size, the median of the rounds
+    that timed it (the upper one of an even count; a censored time counts as above every timed
+    one). One lucky round, like one busy one, is outvoted."""
+    pooled = []
+    for _, points in _by_size(rounds):
+        ordered = sorted(points, key=lambda p: (p.censored, p.seconds))
+        pooled.append(ordered[len(ordered) // 2])
+    return pooled
+
+
+def _by_size(rounds: Sequence[Sequence[Point]]) -> list[tuple[float, list[Point]]]:
+    by_size: dict[float, list[Point]] = {}
+    for points in rounds:
+        for point in points:
+            by_size.setdefault(point.n, []).append(point)
+    return sorted(by_size.items())
 
 
 def fit_like_reference(points: Sequence[Point], reference: Sequence[Point]) -> ReferenceFit | None:

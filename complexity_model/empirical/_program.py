@@ -82,12 +82,12 @@ if TYPE_CHECKING:  # in the sandbox their source precedes this module's (_driver
 # on an idle host, 200 to 500 us measured at load average 10 on 2 cores). A memo is found once
 # the work it saves passes the slack, well before the cap.
 _STATE_RATIO = 10.0
+_STATE_SLACK_S = 1.5e-3
+_DECODE_FACTOR = 2.0
 _CHANGED_ANSWER = (
     "the calls after the first on one input answered otherwise than the first: the solution "
     "keeps state between calls, and its timed work is not the problem's"
 )
-_STATE_SLACK_S = 1.5e-3
-_DECODE_FACTOR = 2.0
 # CPU used during a run by no process the driver can name (a child the solution forked, which
 # nobody waits for) beyond this is work done outside the clock.
 _HIDDEN_SLACK_S = 3e-3

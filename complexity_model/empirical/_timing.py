@@ -162,9 +162,9 @@ class Runner:
             mutated = check_mutation and pickle.dumps(given.args) != given.blob
             outcome["mutates"] = mutated
             if want_digest:
-                outcome["digest"] = digest_value([result, given.args] if mutated else [result])
+                outcome["digest"] = self.digest([result, given.args] if mutated else [result])
         elif want_digest:
-            outcome["digest"] = digest_text(self.streams.text(), self.fold_case)
+            outcome["digest"] = self.digest(None)
         return outcome
 
     def repeat(self, given: Input, count: int, mutated: bool) -> object:
@@ -186,6 +186,8 @@ class Runner:
         return answer
 
     def digest(self, answer: object) -> str:
+        """A function's answer (its value, and its arguments when it changed them), or the
+        program's output captured since its last run began."""
         if self.mode == "function":
             return digest_value(answer)
         return digest_text(self.streams.text(), self.fold_case)

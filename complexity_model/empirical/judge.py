@@ -36,6 +36,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -60,6 +61,7 @@ from complexity_model.empirical._fit import (
     choose_class,
     fit_like_reference,
     lowest_per_size,
+    median_per_size,
     without_isolated_dips,
 )
 from complexity_model.ladder import LADDER, UNKNOWN, ComplexityEstimate, normalise_class
@@ -76,9 +78,9 @@ _FAILURES = {
 }
 # A timing run that ended so, unfinished, was stopped by the solution.
 _KILLED_BY_PROGRAM = (Verdict.RE, Verdict.MLE, Verdict.OLE)
-# Python's answers are compared at every size up to this, and at a secret half of the sizes
-# above it (digesting a huge answer at every size would cost more than timing it); compiled
-# languages' at every size whose output the sandbox reports whole.
+# Python's answers are compared at every size up to this, and above it at the powers of two
+# and a secret half of the other sizes (digesting a huge answer at every size would cost more
+# than timing it); compiled languages' at every size whose output the sandbox reports whole.
 _DIGEST_MAX_N = 1 << 13
 # A candidate whose growth fits the reference's curve and a ladder class this close (in BIC)
 # is timed again. Simulated at 10% noise per point: 5 wrong of 400 with a second run where
@@ -240,8 +242,8 @@ class EmpiricalComplexityJudge:
         if measured.reason or not self._timed_again(measured, problem):
             return measured
         # One run of the candidate against the reference's three: where that run alone would
-        # decide its class against the reference's, time it again, up to as many rounds as the
-        # reference had, and decide on the rounds pooled (a busy moment slows one round).
+        # decide its class against the reference's, time it in as many rounds as the reference
+        # had, and decide on the rounds pooled (a busy moment slows one round).
         # The rounds are pooled by the median time at each size, not the lowest: each round's
         # time at a size is already the lowest of up to three processes, and a program that
         # takes a fast path in a few of its processes only (decided at random when it loads)
@@ -253,12 +255,11 @@ class EmpiricalComplexityJudge:
             if again.reason:
                 return again
             rounds.append(again)
-        pooled = self._against_reference(_median_pooled(rounds), problem)
+        pooled = self._against_reference(_pooled(rounds, median_per_size), problem)
         assert measured.relative is not None
-        lead = measured.relative.best_class_bic - measured.relative.bic
         note = (
             f"timed in {len(rounds)} rounds: the first read {measured.relative.best_class}, "
-            f"the reference's growth {lead:+.1f} BIC from it"
+            f"the reference's growth {_lead(measured.relative):+.1f} BIC from it"
         )
         return replace(pooled, notes=[*pooled.notes, note])
 
@@ -271,8 +272,7 @@ class EmpiricalComplexityJudge:
             return False
         if _like_class(self.reference(problem), problem) == measured.fit.predicted:
             return False  # growing as the reference does or not, it gets the same class
-        lead = relative.best_class_bic - relative.bic  # > 0: the reference's curve fits better
-        return -_NEAR_MISS_BIC < lead < _UNDECIDED_BIC
+        return -_NEAR_MISS_BIC < _lead(relative) < _UNDECIDED_BIC
 
     def compare(self, code: str, language: str, problem: ComplexityProblem) -> dict[str, Any]:
         """The candidate and the reference measured on the same inputs, each with its class."""
@@ -467,26 +467,20 @@ class EmpiricalComplexityJudge:
         return _growth_against(measured, reference, problem) if self.compare_growth else measured
 
 
-def _pooled(rounds: list[Measurement]) -> Measurement:
-    """Measurements of one program as one: its lowest time at each size, refitted."""
-    points = lowest_per_size([measured.points for measured in rounds])
+def _pooled(
+    rounds: list[Measurement],
+    per_size: Callable[[list[list[Point]]], list[Point]] = lowest_per_size,
+) -> Measurement:
+    """Measurements of one program as one: its lowest time at each size (or as ``per_size``
+    pools them), refitted."""
+    points = per_size([measured.points for measured in rounds])
     first = rounds[0]
     return replace(first, points=points, fit=choose_class(points), relative=None, like_reference="")
 
 
-def _median_pooled(rounds: list[Measurement]) -> Measurement:
-    """Rounds of one candidate as one: at each size, the median of the rounds that timed it
-    (the upper one of an even count; a censored time counts as above every timed one)."""
-    by_size: dict[float, list[Point]] = {}
-    for measured in rounds:
-        for point in measured.points:
-            by_size.setdefault(point.n, []).append(point)
-    points = []
-    for _, timed in sorted(by_size.items()):
-        ordered = sorted(timed, key=lambda p: (p.censored, p.seconds))
-        points.append(ordered[len(ordered) // 2])
-    first = rounds[0]
-    return replace(first, points=points, fit=choose_class(points), relative=None, like_reference="")
+def _lead(relative: ReferenceFit) -> float:
+    """How much better (BIC) the reference's curve fits than the best class: > 0, better."""
+    return relative.best_class_bic - relative.bic
 
 
 def _against(candidate: Measurement, reference: Measurement) -> Measurement:
