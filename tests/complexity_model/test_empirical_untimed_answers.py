@@ -19,9 +19,8 @@ import json
 import pytest
 
 from complexity_model.empirical import EmpiricalComplexityJudge
-from complexity_model.empirical.problems import BENCHMARK, problem_of
 from complexity_model.ladder import UNKNOWN
-from complexity_model.problem import ComplexityProblem
+from tests.complexity_model.test_empirical_state import _problem
 
 pytestmark = pytest.mark.integration
 
@@ -88,15 +87,11 @@ int main() {
 """
 
 
-def _problem(problem_id: str) -> ComplexityProblem:
-    return next(p for p in map(problem_of, BENCHMARK) if p.id == problem_id)
-
-
 @pytest.mark.parametrize("attack", sorted(DISTINCT_COUNT_ATTACKS))
 def test_a_right_answer_where_checked_and_a_fast_wrong_one_where_timed_earns_no_class(
     judge: EmpiricalComplexityJudge, attack: str
 ) -> None:
-    problem = _problem("empirical-distinct-count")
+    problem = _problem("distinct-count")
     estimate = judge.estimate(DISTINCT_COUNT_ATTACKS[attack], "python", problem)
     assert estimate.predicted == UNKNOWN, json.dumps(estimate.evidence)
     assert estimate.evidence.get("final") is True  # no other backend gives it a class
@@ -105,7 +100,7 @@ def test_a_right_answer_where_checked_and_a_fast_wrong_one_where_timed_earns_no_
 def test_a_compiled_program_that_times_a_wrong_pass_earns_no_class(
     judge: EmpiricalComplexityJudge,
 ) -> None:
-    problem = _problem("empirical-stdin-list-sum")
+    problem = _problem("stdin-list-sum")
     estimate = judge.estimate(_CPP_QUADRATIC_SUM, "cpp", problem)
     assert estimate.predicted == UNKNOWN, json.dumps(estimate.evidence)
 
@@ -113,10 +108,10 @@ def test_a_compiled_program_that_times_a_wrong_pass_earns_no_class(
 def test_the_honest_programs_keep_their_classes(judge: EmpiricalComplexityJudge) -> None:
     """The checks cost the honest forms nothing: the sort reads O(n log n), and the prefix
     loop (stdin) O(n^2)."""
-    problem = _problem("empirical-distinct-count")
+    problem = _problem("distinct-count")
     honest = _SORTED + "def f(xs):\n    return _right(xs)\n"
     estimate = judge.estimate(honest, "python", problem)
     assert estimate.predicted == "O(n log n)", json.dumps(estimate.evidence)
-    stdin_problem = _problem("empirical-stdin-list-sum")
+    stdin_problem = _problem("stdin-list-sum")
     estimate = judge.estimate(_QUADRATIC_SUM, "python", stdin_problem)
     assert estimate.predicted == "O(n^2)", json.dumps(estimate.evidence)
