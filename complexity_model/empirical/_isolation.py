@@ -136,6 +136,35 @@ def cgroup_cpu_s() -> float | None:
     return None
 
 
+# Waiting past this is for a process that never blocks, or one the host keeps from a CPU (its
+# clock is current then: it left the CPU).
+_SETTLE_S = 0.005
+_SETTLE_POLL_S = 20e-6
+
+
+def settled_cpu_s(pid: int, within_s: float = _SETTLE_S) -> float | None:
+    """:func:`process_cpu_s` once the process's main thread is off a CPU (at most
+    ``within_s`` later). The kernel brings a process clock up to date with a thread's
+    running time when the thread leaves its CPU; read while it still runs on another, the
+    clock can miss the whole of its latest slice (2.7 ms of timed work read as 0.00 us), and a
+    candidate's reply wakes the driver a few microseconds before the candidate blocks on its
+    next request."""
+    deadline = time.monotonic() + within_s
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(_SETTLE_POLL_S)
+    return process_cpu_s(pid)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid``'s main thread is running or runnable (``R`` in its stat file)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    return data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"R"
+
+
 def process_cpu_s(pid: int) -> float | None:
     """CPU seconds process ``pid`` has used, all its threads (those gone too); read from
     outside it (its CPU clock, which any process may read), ``None`` once it has ended."""

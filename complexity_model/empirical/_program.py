@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # in the sandbox their source precedes this module's (_driver
         cgroup_cpu_s,
         process_cpu_s,
         reset,
+        settled_cpu_s,
     )
     from complexity_model.empirical._spawner import harden, start_spawner
     from complexity_model.empirical._timing import Input, _describe
@@ -170,7 +171,7 @@ class Driver:
             return reply
         if reply[0] != "ready":
             return {"error": _failure(reply)}
-        self.loaded_s = process_cpu_s(pid) or 0.0
+        self.loaded_s = settled_cpu_s(pid) or 0.0
         light = self.small if self.small is not None else warm
         token = secrets.token_hex(8)
         send(channel, ["warm", loops > 2, token], (warm if loops > 2 else light).blob)
@@ -180,7 +181,7 @@ class Driver:
         if reply != ["warmed", token]:
             return {"error": _failure(reply)}
         own, pool = time.process_time(), cgroup_cpu_s() if self.spec["own_cgroup"] else None
-        start = process_cpu_s(pid)
+        start = settled_cpu_s(pid)
         if start is None:
             return {"error": ""}
         token = secrets.token_hex(8)
@@ -192,7 +193,7 @@ class Driver:
             return {"error": _failure(reply)}
         if not isinstance(reply[1], dict):
             return {"error": _failure(reply)}
-        cold = process_cpu_s(pid)
+        cold = settled_cpu_s(pid)
         if cold is None:
             return {"error": ""}
         digest, mutates = reply[1].get("digest"), bool(reply[1].get("mutates"))
@@ -215,7 +216,7 @@ class Driver:
                 # Over the cap: the run is (the cold step alone could hide the work the calls
                 # after it do once for all).
                 return {"censored": True} if reply.get("cpu") else reply
-            after = process_cpu_s(pid)
+            after = settled_cpu_s(pid)
             if after is None:
                 return {"error": ""}
             if reply != ["rest", token]:
