@@ -1,0 +1,103 @@
+"""What a Python test's process starts with, now that the zygote prepares part of it once.
+
+The zygote blocks the catchable signals (it ignored them before) and sets the language's
+environment for itself when a request's differs, so that a child needs neither a call per
+signal nor os.environ's code. A test's program must still start as after exec: every signal
+at its default disposition, none blocked or ignored, the language's environment and nothing
+else; and the zygote must stay deaf to what its children send it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+import pytest
+
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.languages import LANGUAGES
+from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.sandbox.pool import SandboxPool
+
+pytestmark = pytest.mark.integration
+
+_STATE = (
+    "def state():\n"
+    "    import os\n"
+    "    fields = dict(line.split(':\\t', 1) for line in open('/proc/self/status')"
+    " if ':\\t' in line)\n"
+    "    masks = [int(fields[name].strip(), 16) for name in ('SigBlk', 'SigIgn', 'SigCgt')]\n"
+    "    return [masks, sorted(os.environ.items())]\n"
+)
+_EXPECTED = [[0, 0, 0], sorted(LANGUAGES["python"].environment().items())]
+
+
+@pytest.fixture(scope="module")
+def one_sandbox() -> Iterator[SandboxPool]:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
+        yield pool
+
+
+def _judge(pool: SandboxPool, **fields: object) -> JobResult:
+    return pool.judge(Job(language="python", **fields))  # type: ignore[arg-type]
+
+
+def test_a_stdin_program_starts_with_default_signals_and_the_language_environment(
+    one_sandbox: SandboxPool,
+) -> None:
+    result = _judge(
+        one_sandbox, code=_STATE + "print(state())\n", tests=[{"input": "", "output": ""}]
+    )
+    assert ast.literal_eval(result.tests[0].stdout.strip()) == _as_printed(_EXPECTED), result.tests[
+        0
+    ]
+
+
+def _as_printed(value: list[object]) -> object:
+    """``_EXPECTED`` as ``print`` shows it and ``literal_eval`` reads it back (tuples stay)."""
+    return ast.literal_eval(repr(value))
+
+
+@pytest.mark.parametrize("path", ["planned", "runner"])
+def test_assert_and_function_programs_start_the_same(
+    one_sandbox: SandboxPool, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from judge_service.sandbox import _jobs
+
+    if path == "runner":
+        monkeypatch.setattr(_jobs, "plan", lambda *_: None)
+    expected = _as_printed(_EXPECTED)
+    asserted = _judge(
+        one_sandbox,
+        mode="assert",
+        code=_STATE,
+        entry_point="state",
+        tests=[{"code": f"def check(candidate):\n    assert candidate() == {expected!r}\n"}],
+    )
+    assert asserted.verdict is Verdict.AC, asserted.tests[0]
+    called = _judge(
+        one_sandbox,
+        mode="function",
+        code=_STATE,
+        entry_point="state",
+        tests=[{"args": [], "expected": expected}],
+    )
+    assert called.verdict is Verdict.AC, called.tests[0]
+
+
+def test_the_zygote_stays_deaf_to_its_childrens_signals(one_sandbox: SandboxPool) -> None:
+    signals = "SIGTERM SIGINT SIGHUP SIGQUIT SIGUSR1 SIGUSR2 SIGALRM SIGPIPE SIGTSTP SIGTTIN"
+    sender = (
+        "import os, signal, time\n"
+        f"for name in {signals.split()!r}:\n"
+        "    os.kill(os.getppid(), getattr(signal, name))\n"
+        "time.sleep(0.05)\n"
+        "print(os.getppid())\n"
+    )
+    sent = _judge(one_sandbox, code=sender, tests=[{"input": "", "output": ""}] * 2)
+    after = _judge(
+        one_sandbox, code="import os\nprint(os.getppid())\n", tests=[{"input": "", "output": ""}]
+    )
+    parents = {test.stdout.strip() for test in [*sent.tests, *after.tests]}
+    assert len(parents) == 1, [test.stdout for test in [*sent.tests, *after.tests]]
+    assert all(test.exit_code == 0 for test in [*sent.tests, *after.tests])
