@@ -101,3 +101,53 @@ def test_the_zygote_stays_deaf_to_its_childrens_signals(one_sandbox: SandboxPool
     parents = {test.stdout.strip() for test in [*sent.tests, *after.tests]}
     assert len(parents) == 1, [test.stdout for test in [*sent.tests, *after.tests]]
     assert all(test.exit_code == 0 for test in [*sent.tests, *after.tests])
+
+
+def test_stdin_rereads_after_a_seek_and_no_stream_state_reaches_the_next_test(
+    one_sandbox: SandboxPool,
+) -> None:
+    """The streams a child adopts were made in the zygote on a memfd at offset 0: they must
+    behave as streams made on the test's own descriptors (stdin seekable, at its start, small
+    input or the sealed memfd of a large one), and start empty in every test."""
+    rereads = (
+        "import sys\n"
+        "first = sys.stdin.read()\n"
+        "sys.stdin.seek(0)\n"
+        "again = sys.stdin.read()\n"
+        "print(len(first), first == again, sys.stdin.tell() == len(again.encode()), flush=True)\n"
+        "sys.stdout.write('unflushed ' * 100)  # in the buffer, lost at _exit\n"
+        "import os\n"
+        "os._exit(0)\n"
+    )
+    small, big = "1 2\n", "7 " * 50_000  # past 64 KB: a read-only descriptor of a sealed memfd
+    result = _judge(
+        one_sandbox,
+        code=rereads,
+        tests=[
+            {"input": small, "output": f"{len(small)} True True"},
+            {"input": big, "output": f"{len(big)} True True"},
+        ],
+    )
+    assert result.verdict is Verdict.AC, result.tests
+    after = _judge(one_sandbox, code="print('next')\n", tests=[{"input": "", "output": "next"}])
+    assert after.verdict is Verdict.AC and after.tests[0].stdout.strip() == "next", after.tests
+
+
+def test_a_descriptor_is_at_its_start_only_when_seekable_and_at_offset_zero() -> None:
+    import os
+
+    from judge_service.sandbox.agent.zygote import _at_start
+
+    memfd = os.memfd_create("probe")
+    read_end, write_end = os.pipe()
+    try:
+        assert _at_start(memfd)
+        os.write(memfd, b"abc")
+        assert not _at_start(memfd)
+        os.lseek(memfd, 0, os.SEEK_SET)
+        assert _at_start(memfd)
+        assert not _at_start(memfd, read_end)
+        assert not _at_start(write_end)
+    finally:
+        for fd in (memfd, read_end, write_end):
+            os.close(fd)
