@@ -30,13 +30,15 @@ CASES: list[tuple[str, str, str, Verdict]] = [
     # The first check fails: the runner never makes the later calls that would loop or crash.
     (
         "wrong-then-loops",
-        "def f(x):\n    if x == 2:\n        while True: pass\n    return 0",
+        "calls = []\ndef f(x):\n    calls.append(x)\n    if len(calls) == 2:\n"
+        "        while True: pass\n    return 0",
         CHECK,
         Verdict.WA,
     ),
     (
         "wrong-then-exits",
-        "import sys\ndef f(x):\n    if x == 2: sys.exit(0)\n    return 0",
+        "import sys\ncalls = []\ndef f(x):\n    calls.append(x)\n"
+        "    if len(calls) == 2: sys.exit(0)\n    return 0",
         CHECK,
         Verdict.WA,
     ),
@@ -88,6 +90,16 @@ CASES: list[tuple[str, str, str, Verdict]] = [
     ("memory-hog", "def f(x):\n    return len('x' * (512 << 20))", CHECK, Verdict.MLE),
 ]
 
+# CHECK's second call takes the first call's expected value, so the zygote hands the calls
+# over one answer at a time; with this one no call holds an expected value, and the program
+# reads them all at once and writes its answers to a memfd the zygote copies when it ends.
+UNCHAINED_CHECK = CHECK.replace("candidate(2) == 3", "candidate(3) == 4")
+CASES += [
+    (name + "-unchained", program, UNCHAINED_CHECK, verdict)
+    for name, program, check, verdict in CASES
+    if check == CHECK
+]
+
 
 def _judge(judge: Any, program: str, check: str) -> Any:
     return judge(
@@ -106,7 +118,9 @@ def _judge(judge: Any, program: str, check: str) -> Any:
 def test_planned_and_runner_verdicts_agree(
     judge: Any, monkeypatch: pytest.MonkeyPatch, program: str, check: str, expected: Verdict
 ) -> None:
-    assert plan(textwrap.dedent(check).lstrip("\n"), "f") is not None, "not a planned test"
+    planned_as = plan(textwrap.dedent(check).lstrip("\n"), "f")
+    assert planned_as is not None, "not a planned test"
+    assert any(planned_as[2]) is (check == CHECK), planned_as[2]
     planned = _judge(judge, program, check)
     monkeypatch.setattr(jobs_module, "plan", lambda *_: None)
     through_the_runner = _judge(judge, program, check)

@@ -151,3 +151,34 @@ def test_a_descriptor_is_at_its_start_only_when_seekable_and_at_offset_zero() ->
     finally:
         for fd in (memfd, read_end, write_end):
             os.close(fd)
+
+
+# (name, check): the second call's argument is the first call's expected value, so the zygote
+# relays the calls one answer at a time; or no call holds an expected value, and the program
+# writes its answers to a memfd that the zygote copies after it ends.
+_PLANNED_CHECKS = {
+    "relayed": "def check(c):\n    assert c(1) == 2\n    assert c(2) == 3\n",
+    "copied": "def check(c):\n    assert c(1) == 2\n    assert c(5) == 6\n",
+}
+
+
+@pytest.mark.parametrize("path", list(_PLANNED_CHECKS))
+def test_an_answer_past_the_output_limit_is_ole_every_time(
+    one_sandbox: SandboxPool, path: str
+) -> None:
+    """The relay used to close its end of the answers pipe while the program was still
+    writing: the program got SIGPIPE besides the SIGXFSZ sent to it, and the kernel delivers
+    the lower number first, so the same program was RE or OLE by a race (RE 4 times in 4 at
+    70 MB on the relayed path)."""
+    verdicts = [
+        _judge(
+            one_sandbox,
+            mode="assert",
+            code="def f(x):\n    return 'x' * (3 << 20)\n",
+            entry_point="f",
+            tests=[{"code": _PLANNED_CHECKS[path]}],
+            limits={"output_limit_kb": 1024, "memory_limit_mb": 256},
+        ).verdict
+        for _ in range(4)
+    ]
+    assert verdicts == [Verdict.OLE] * 4, verdicts
