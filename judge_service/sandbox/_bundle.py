@@ -69,6 +69,7 @@ def zygote_bundle() -> bytes:
         [
             "judge_service.sandbox.agent.plain",
             "judge_service.sandbox.agent.isolated",
+            "judge_service.sandbox.agent.relay",
             ZYGOTE_MODULE,
         ]
     )
