@@ -7,7 +7,7 @@ child per test. Each child receives its standard streams as file descriptors, ap
 limits, and runs the user's program in a fresh ``__main__`` namespace through one of three
 harnesses (stdin program, function call, assert-style tests).
 
-Standard library only. The zygote ignores catchable signals and is not dumpable, so a user
+Standard library only. The zygote blocks catchable signals and is not dumpable, so a user
 program can only kill it, never inspect or steer it; the agent notices and starts a new one.
 """
 
