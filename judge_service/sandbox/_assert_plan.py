@@ -32,6 +32,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from judge_service.sandbox._reveals import reveals
 from judge_service.sandbox.agent.plain import NotPlainData, to_wire
 from judge_service.sandbox.agent.planned import WRAPPERS
 
@@ -84,33 +85,19 @@ def _release_after(calls: list[Any], checks: list[Any]) -> tuple[int, ...]:
     """For each call, the answers the program must have committed before it may see it.
 
     The runner hands calls over one at a time. Handing them all at once is the same unless a
-    later call's arguments hold an earlier call's expected value (``f(11) == 13``, then
-    ``f(13)``: a chain of tests), which would give the program the answer before its turn: such
-    a call waits for the answers up to that check. Booleans and ``None`` tell nothing and do not
-    count; a string counts inside a longer string too.
+    later call's arguments show an earlier call's expected value (``f(11) == 13``, then
+    ``f(13)``: a chain of tests; or ``(4, 9)`` after ``== [4, 9]``, see :mod:`._reveals`),
+    which would give the program the answer before its turn: such a call waits for the answers
+    up to that check. Booleans and ``None`` tell nothing and do not count.
     """
     release_after = [0] * len(calls)
-    for index, kind, expected, *_ in checks:
+    for index, kind, expected, tolerance, *_ in checks:
         if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
             continue
         for later in range(index + 1, len(calls)):
-            if _holds_value(calls[later][1], expected):
+            if reveals(calls[later][1], expected, tolerance):
                 release_after[later] = max(release_after[later], index + 1)
     return tuple(release_after)
-
-
-def _holds_value(value: Any, wanted: Any, depth: int = 0) -> bool:
-    if depth > 100:
-        return True  # too deep to look through: assume the worst
-    if not isinstance(value, bool) and value == wanted:
-        return True
-    if isinstance(wanted, str) and isinstance(value, str) and len(wanted) >= 3:
-        return wanted in value
-    if isinstance(value, dict):
-        value = [*value.keys(), *value.values()]
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_holds_value(item, wanted, depth + 1) for item in value)
-    return False
 
 
 def _top_level(node: ast.stmt, entry_point: str, calls: list[Any], checks: list[Any]) -> None:

@@ -91,8 +91,8 @@ CASES: list[tuple[str, str, str, Verdict]] = [
 ]
 
 # CHECK's second call takes the first call's expected value, so the zygote hands the calls
-# over one answer at a time; with this one no call holds an expected value, and the program
-# reads them all at once and writes its answers to a memfd the zygote copies when it ends.
+# over one answer at a time; with this one no call shows an expected value, and the program
+# gets them all at once.
 UNCHAINED_CHECK = CHECK.replace("candidate(2) == 3", "candidate(3) == 4")
 CASES += [
     (name + "-unchained", program, UNCHAINED_CHECK, verdict)

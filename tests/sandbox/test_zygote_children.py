@@ -154,11 +154,11 @@ def test_a_descriptor_is_at_its_start_only_when_seekable_and_at_offset_zero() ->
 
 
 # (name, check): the second call's argument is the first call's expected value, so the zygote
-# relays the calls one answer at a time; or no call holds an expected value, and the program
-# writes its answers to a memfd that the zygote copies after it ends.
+# hands the calls over one answer at a time; or no call shows an expected value, and it hands
+# them all over once the program is ready.
 _PLANNED_CHECKS = {
-    "relayed": "def check(c):\n    assert c(1) == 2\n    assert c(2) == 3\n",
-    "copied": "def check(c):\n    assert c(1) == 2\n    assert c(5) == 6\n",
+    "chained": "def check(c):\n    assert c(1) == 2\n    assert c(2) == 3\n",
+    "unchained": "def check(c):\n    assert c(1) == 2\n    assert c(5) == 6\n",
 }
 
 
@@ -169,7 +169,7 @@ def test_an_answer_past_the_output_limit_is_ole_every_time(
     """The relay used to close its end of the answers pipe while the program was still
     writing: the program got SIGPIPE besides the SIGXFSZ sent to it, and the kernel delivers
     the lower number first, so the same program was RE or OLE by a race (RE 4 times in 4 at
-    70 MB on the relayed path)."""
+    70 MB, chained)."""
     verdicts = [
         _judge(
             one_sandbox,

@@ -32,12 +32,24 @@ WRAPPERS: dict[str, Callable[[Any], Any]] = {
 def verdict(checks_text: str, result: bytes, token: str) -> dict[str, Any] | str:
     """A verdict (WA or RE) the values decide, :data:`PASSED` when every check passed and the
     program said it was done, or :data:`UNDECIDED` when the program stopped before a check
-    could be made (its time, memory or exit status decides then)."""
-    lines = _lines(result, token)
+    could be made (its time, memory or exit status decides then).
+
+    Only the lines the checks look at are read (the ready line, the answers up to the last
+    call a check names, the last line): the program writes the rest, and 16 MB of empty lines,
+    one write for it, took the agent past the host's deadline when every line was decoded."""
+    marker = token.encode() + b"\n"
+    if not result.startswith(marker):
+        return _stopped(None)
+    checks = plain.decode(checks_text.encode())
+    body = result[len(marker) :]
+    last_call = max((check[0] for check in checks), default=-1)
+    # The ready line and the answers, each followed by a newline: a line cut short by a kill
+    # is not an answer (split's last piece is what follows the last newline it split at).
+    lines = [_decoded(line) for line in body.split(b"\n", last_call + 2)[:-1]]
     if not lines or lines[0] != ["ready"]:
         return _stopped(lines[0] if lines else None)
     answers = lines[1:]
-    for index, kind, expected, tolerance, message, wrapper in plain.decode(checks_text.encode()):
+    for index, kind, expected, tolerance, message, wrapper in checks:
         if kind == "fail":
             return _wrong(message)
         if index >= len(answers) or not isinstance(answers[index], list) or not answers[index]:
@@ -52,7 +64,7 @@ def verdict(checks_text: str, result: bytes, token: str) -> dict[str, Any] | str
             return _runtime_error(type(error).__name__, str(error)[:500])
         if not held:
             return _wrong(message)
-    return PASSED if lines[-1] == ["done"] else UNDECIDED
+    return PASSED if _last_line(body) == ["done"] else UNDECIDED
 
 
 def _holds(kind: str, value: Any, expected: Any, tolerance: Any) -> bool:
@@ -71,18 +83,19 @@ def _holds(kind: str, value: Any, expected: Any, tolerance: Any) -> bool:
     raise ValueError(f"unknown check {kind!r}")
 
 
-def _lines(result: bytes, token: str) -> list[Any] | None:
-    marker = token.encode() + b"\n"
-    if not result.startswith(marker):
+def _decoded(line: bytes) -> Any:
+    try:
+        return plain.decode(line)
+    except plain.DecodeError:
         return None
-    decoded = []
-    # A line cut short by a kill is not an answer: only complete lines count.
-    for line in result[len(marker) :].split(b"\n")[:-1]:
-        try:
-            decoded.append(plain.decode(line))
-        except plain.DecodeError:
-            decoded.append(None)
-    return decoded
+
+
+def _last_line(body: bytes) -> Any:
+    """The last complete line, decoded (``None`` when there is none)."""
+    end = body.rfind(b"\n")
+    if end < 0:
+        return None
+    return _decoded(body[body.rfind(b"\n", 0, end) + 1 : end])
 
 
 def _stopped(line: Any) -> dict[str, Any] | str:

@@ -1,13 +1,9 @@
 """The zygote's side of a planned assert test's calls (see ``zygote._run_calls``).
 
 The program's process makes the calls the plan lists and answers each with a line; the
-expected values stay in the agent. Two ways, by the plan's ``release_after``:
-
-- :class:`CallFeeder`: some call's arguments hold an earlier call's expected value (a chain of
-  tests). The zygote hands the calls over as the answers allow, copying each answer into the
-  result first, through two pipes; the program never holds the result descriptor.
-- :class:`AnswerCopier`: no call holds an expected value. The program reads them all at once
-  and writes its answers to a memfd of its own, copied into the result when it ends.
+expected values stay in the agent. The zygote hands the calls over as the answers allow,
+copying each answer into the result first, through two pipes; the program never holds the
+result descriptor.
 
 Standard library only: this module is sent into the sandboxes with the zygote.
 """
@@ -20,47 +16,6 @@ import signal
 from typing import Any
 
 CHILD_FDS = ("stdin", "stdout", "stderr", "result", "source", "tests")
-
-
-def planned_calls(request: dict[str, Any], fds: list[int]) -> CallFeeder | AnswerCopier:
-    """What hands a planned test's calls to the program and its answers to the result."""
-    if any(request["release_after"]):
-        return CallFeeder(request, fds)
-    return AnswerCopier(request, fds)
-
-
-class AnswerCopier:
-    """A planned test none of whose calls holds an expected value (``release_after`` all 0): the
-    program reads every call from the tests descriptor and writes its answers to a memfd of its
-    own, which the zygote copies into the result after the token once the program has ended.
-    The program sees what the relay would give it (every call at once, nothing the agent
-    keeps), without a wake-up of the zygote per answer; answers written before a crash or a
-    kill are in the memfd and are copied as the relay would have copied them. The file-size
-    limit stops a program that writes past the result's limit, as the relay's count did."""
-
-    def __init__(self, request: dict[str, Any], fds: list[int]) -> None:
-        self.result_fd = fds[CHILD_FDS.index("result")]
-        self.token = request["token"].encode()
-        self.limit = int(request["rlimits"]["fsize"])
-        self.answers = os.memfd_create("answers")
-        self.child_fds = list(fds)
-        self.child_fds[CHILD_FDS.index("result")] = self.answers
-
-    def close_after_fork(self) -> list[int]:
-        return [fd for fd in self.child_fds if fd != self.answers]
-
-    def feed(self, pid: int) -> None:
-        pass
-
-    def collect(self) -> None:
-        try:
-            answers = os.pread(self.answers, max(self.limit - len(self.token) - 1, 0), 0)
-            os.write(self.result_fd, self.token + b"\n" + answers)
-        except OSError:
-            pass
-        finally:
-            os.close(self.answers)
-            os.close(self.result_fd)
 
 
 class CallFeeder:
@@ -97,45 +52,53 @@ class CallFeeder:
         return [*others, self.answers_out, self.calls_in]
 
     def feed(self, pid: int) -> None:
+        exited = -1
         try:
             calls = [call for call in read_all(self.tests_fd).split(b"\n") if call]
-            written = self._copy_answers(pid, calls)
-            if written > self.limit:
+            exited = os.pidfd_open(pid)
+            if self._copy_answers(exited, calls) > self.limit:
                 os.kill(pid, signal.SIGXFSZ)  # as the file-size limit would have
+                self._send([], last=True)
+                self._discard_until(exited)
         except OSError:
             pass
         finally:
-            for fd in (self.result_fd, self.calls_out):
+            for fd in (self.result_fd, self.calls_out, exited):
                 try:
                     os.close(fd)
                 except OSError:
                     pass
 
-    def _copy_answers(self, pid: int, calls: list[bytes]) -> int:
+    def _discard_until(self, exited: int) -> None:
+        """Reads and drops what a program past the limit still writes until it has ended (it
+        gets no more calls): one that ignores SIGXFSZ would otherwise block on a full pipe,
+        or wait for a call, until the wall clock."""
+        while True:
+            readable = select.select([self.answers_in, exited], [], [])[0]
+            if exited in readable or not os.read(self.answers_in, 1 << 16):
+                return
+
+    def _copy_answers(self, exited: int, calls: list[bytes]) -> int:
         written = os.write(self.result_fd, self.token + b"\n")
         lines = released = 0
-        exited = os.pidfd_open(pid)
-        try:
-            while True:
-                readable = select.select([self.answers_in, exited], [], [])[0]
-                data = os.read(self.answers_in, 1 << 16) if self.answers_in in readable else b""
-                if not data and (exited in readable or self.answers_in in readable):
-                    return written
-                if written + len(data) > self.limit:
-                    return written + len(data)
-                written += os.write(self.result_fd, data)
-                lines += data.count(b"\n")
-                answered = lines - 1  # the first line says the program is ready
-                end = released
-                while end < len(calls) and self._release_after(end) <= answered:
-                    end += 1
-                if lines and end > released:
-                    self._send(calls[released:end], last=end == len(calls))
-                    released = end
-                elif lines and not calls:
-                    self._send([], last=True)
-        finally:
-            os.close(exited)
+        while True:
+            readable = select.select([self.answers_in, exited], [], [])[0]
+            data = os.read(self.answers_in, 1 << 16) if self.answers_in in readable else b""
+            if not data and (exited in readable or self.answers_in in readable):
+                return written
+            if written + len(data) > self.limit:
+                return written + len(data)
+            written += os.write(self.result_fd, data)
+            lines += data.count(b"\n")
+            answered = lines - 1  # the first line says the program is ready
+            end = released
+            while end < len(calls) and self._release_after(end) <= answered:
+                end += 1
+            if lines and end > released:
+                self._send(calls[released:end], last=end == len(calls))
+                released = end
+            elif lines and not calls:
+                self._send([], last=True)
 
     def _release_after(self, index: int) -> int:
         return self.release_after[index] if index < len(self.release_after) else index

@@ -7,7 +7,7 @@ child per test. Each child receives its standard streams as file descriptors, ap
 limits, and runs the user's program in a fresh ``__main__`` namespace through one of three
 harnesses (stdin program, function call, assert-style tests).
 
-Standard library only. The zygote blocks catchable signals and is not dumpable, so a user
+Standard library only. The zygote blocks the standard signals and is not dumpable, so a user
 program can only kill it, never inspect or steer it; the agent notices and starts a new one.
 """
 
@@ -40,7 +40,7 @@ import typing  # noqa: F401
 from typing import Any, NoReturn
 
 from judge_service.sandbox.agent import isolated, plain
-from judge_service.sandbox.agent.relay import CHILD_FDS, planned_calls, read_all
+from judge_service.sandbox.agent.relay import CHILD_FDS, CallFeeder, read_all
 
 PR_SET_DUMPABLE = 4
 # Loaded once here: every forked child calls prctl, and dlopen with a new ctypes wrapper per
@@ -52,6 +52,7 @@ CATCHABLE_SIGNALS = [
     for sig in signal.valid_signals()
     if sig not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)
 ]
+_STANDARD_SIGNALS = [sig for sig in CATCHABLE_SIGNALS if sig < signal.SIGRTMIN]
 
 
 def main() -> None:
@@ -85,7 +86,7 @@ def main() -> None:
             environment = request["env"]
             os.environ.clear()
             os.environ.update(environment)
-        feeder = planned_calls(request, fds) if request["mode"] == "calls" else None
+        feeder = CallFeeder(request, fds) if request["mode"] == "calls" else None
         pid = os.fork()
         if pid == 0:
             control.close()
@@ -114,7 +115,11 @@ def _harden() -> None:
     # default (the interpreter's SIGINT handler and ignored SIGPIPE and SIGXFSZ too: blocked,
     # the zygote never receives them) a child needs one call to start as after exec.
     # Resetting every disposition in each child cost it 0.16 ms, a tenth of a test.
-    signal.pthread_sigmask(signal.SIG_BLOCK, CATCHABLE_SIGNALS)
+    # The standard signals only: a blocked real-time signal is queued, and a program that
+    # sent 300,000 filled the pending-signal quota its uid shares with every sandbox on the
+    # host (timer_create and sigqueue then failed everywhere). A real-time signal at its
+    # default ends the zygote, which the agent restarts: no more than SIGKILL can do.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STANDARD_SIGNALS)
     for sig in CATCHABLE_SIGNALS:
         if signal.getsignal(sig) != signal.SIG_DFL:
             signal.signal(sig, signal.SIG_DFL)

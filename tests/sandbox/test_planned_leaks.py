@@ -1,0 +1,167 @@
+"""Planned assert tests: what a program could learn or break through the calls and answers.
+
+- A later call's argument can show an earlier call's expected value in another form than
+  equality: a tuple for a list, a set or a permutation of it, its digits inside a string, a
+  float within the check's tolerance, a short string inside a longer one. Such a call must
+  wait for the earlier answer (a wrong program read it ahead and passed).
+- The answers' lines are the program's to write: many empty lines made the agent decode each
+  one, past the host's deadline (SE, which is no failure of the program's).
+- A program that ignores SIGXFSZ and writes answers past the limit must not hold the relay
+  until the wall clock.
+- Real-time signals sent to the zygote must not stay queued against the sandbox uid's quota,
+  which every sandbox on the host shares.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+
+import pytest
+
+from judge_service.sandbox._assert_plan import plan
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.sandbox.pool import SandboxPool
+
+# (name, check): the second call's argument shows the first call's expected value.
+HIDDEN_CHAINS = {
+    "tuple-for-list": "assert c(7) == [4, 9, 1]\n    assert c((4, 9, 1)) == 14",
+    "set-for-list": "assert c(7) == [4, 9, 1]\n    assert c({1, 4, 9}) == 14",
+    "permutation-for-sorted": "assert sorted(c(7)) == [1, 4, 9]\n    assert c([9, 1, 4]) == 14",
+    "digits-in-a-string": "assert c(7) == 12345\n    assert c('id-12345') == 14",
+    "float-within-tolerance": "assert abs(c(7) - 1.5) < 0.1\n    assert c(1.45) == 14",
+    "short-string": "assert c(7) == 'ab'\n    assert c('xaby') == 14",
+    "dict-of-floats": "assert c(7) == {'a': 1}\n    assert c({'a': 1.0}) == 14",
+}
+
+
+def _check(body: str) -> str:
+    return f"def check(c):\n    {body}\n"
+
+
+@pytest.mark.parametrize("name", list(HIDDEN_CHAINS))
+def test_a_later_argument_that_shows_an_earlier_answer_waits_for_it(name: str) -> None:
+    planned = plan(_check(HIDDEN_CHAINS[name]), "f")
+    assert planned is not None
+    assert planned[2] == (0, 1), planned[2]
+
+
+def test_unrelated_later_arguments_are_handed_over_at_once() -> None:
+    unrelated = "assert c(7) == [4, 9, 1]\n    assert c((5, 6)) == 11\n    assert c(-3) == 0"
+    planned = plan(_check(unrelated), "f")
+    assert planned is not None and planned[2] == (0, 0, 0), planned
+
+
+@pytest.fixture(scope="module")
+def one_sandbox() -> Iterator[SandboxPool]:
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
+        yield pool
+
+
+def _assert_job(pool: SandboxPool, code: str, check: str, **limits: int) -> JobResult:
+    return pool.judge(
+        Job(
+            language="python",
+            mode="assert",
+            code=textwrap.dedent(code),
+            entry_point="c",
+            tests=[{"code": check}],
+            limits=limits or {},
+        )
+    )
+
+
+# Reads the calls the harness has buffered from the calls pipe and answers the first call
+# with what a later argument shows (the tuple, set or digits of the expected value).
+_READS_AHEAD = """
+    import gc, io, json, select
+    def ahead():
+        if not select.select([4], [], [], 0)[0]:
+            return []  # nothing handed over yet: peek() would wait for it
+        for held in gc.get_objects():
+            if isinstance(held, io.BufferedReader):
+                try:
+                    if held.fileno() == 4:
+                        return [json.loads(line) for line in held.peek().splitlines() if line]
+                except Exception:
+                    pass
+        return []
+    def c(x):
+        if x != 7:
+            return 14
+        for _, (argument,) in ahead():
+            if isinstance(argument, dict) and ("tuple" in argument or "set" in argument):
+                return sorted(next(iter(argument.values())), key=[4, 9, 1].index)
+            if isinstance(argument, str) and argument.startswith("id-"):
+                return int(argument[3:])
+        return 0
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", ["tuple-for-list", "set-for-list", "digits-in-a-string"])
+def test_a_wrong_program_cannot_read_an_answer_ahead(one_sandbox: SandboxPool, name: str) -> None:
+    result = _assert_job(one_sandbox, _READS_AHEAD, _check(HIDDEN_CHAINS[name]))
+    assert result.verdict is Verdict.WA, result.tests
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("line", [b"\n", b"[]\n", b"null\n"])
+def test_many_answer_lines_are_the_programs_failure_not_the_judges(
+    one_sandbox: SandboxPool, line: bytes
+) -> None:
+    flood = f"""
+    import os
+    lines = memoryview({line!r} * ((16 << 20) // {len(line)}))
+    while lines:
+        lines = lines[os.write(3, lines):]
+    def c(x):
+        return x
+    """
+    check = _check("assert c(1) == 2\n    assert c(5) == 6")
+    result = _assert_job(one_sandbox, flood, check, time_limit_ms=100)
+    assert result.verdict not in (Verdict.SE, Verdict.AC), result.tests
+
+
+@pytest.mark.integration
+def test_a_program_ignoring_sigxfsz_past_the_limit_is_not_held_to_the_wall_clock(
+    one_sandbox: SandboxPool,
+) -> None:
+    ignores = """
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    def c(x):
+        return 'a' * 200000
+    """
+    chained = _check("assert c(1) == 2\n    assert c(2) == 3")
+    result = _assert_job(one_sandbox, ignores, chained, time_limit_ms=500, output_limit_kb=64)
+    assert result.verdict is not Verdict.TLE and result.verdict is not Verdict.SE, result.tests
+
+
+_QUEUED = (
+    "fields = dict(line.split(':', 1) for line in open('/proc/self/status') if ':' in line)\n"
+    "print(fields['SigQ'].split('/')[0].strip())\n"
+)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("target", ["os.getppid()", "1", "-1"], ids=["zygote", "agent", "everyone"])
+def test_real_time_signals_do_not_stay_queued_for_the_sandbox_uid(
+    one_sandbox: SandboxPool, target: str
+) -> None:
+    flood = (
+        "import os, signal\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, range(signal.SIGRTMIN, signal.SIGRTMAX + 1))\n"
+        f"target = {target}\n"
+        "for i in range(50000):\n"
+        "    try:\n"
+        "        os.kill(target, signal.SIGRTMIN + i % 30)\n"
+        "    except OSError:\n"
+        "        break\n"
+    )
+    one_sandbox.judge(Job(language="python", code=flood, tests=[{"input": "", "output": ""}]))
+    after = one_sandbox.judge(
+        Job(language="python", code=_QUEUED, tests=[{"input": "", "output": ""}])
+    )
+    assert int(after.tests[0].stdout.strip()) < 1000, after.tests
