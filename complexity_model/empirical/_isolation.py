@@ -162,7 +162,8 @@ def _running(pid: int) -> bool:
             data = handle.read()
     except OSError:
         return False
-    return data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"R"
+    state = data.rindex(b")") + 2  # the command name in parentheses may hold anything
+    return data[state : state + 1] == b"R"
 
 
 def process_cpu_s(pid: int) -> float | None:

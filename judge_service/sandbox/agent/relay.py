@@ -40,7 +40,7 @@ class CallFeeder:
         self.child_fds[CHILD_FDS.index("result")] = self.answers_out
         self.child_fds[CHILD_FDS.index("tests")] = self.calls_in
 
-    def collect(self) -> None:
+    def program_ended(self) -> None:
         # Open until the program has ended: closed before, a program still writing an answer
         # past the limit got SIGPIPE as well as the SIGXFSZ sent to it, and the kernel delivers
         # the lower number first (RE or OLE by a race).

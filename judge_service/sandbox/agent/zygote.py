@@ -101,7 +101,7 @@ def main() -> None:
             feeder.feed(pid)
         _, status, usage = os.wait4(pid, 0)
         if feeder:
-            feeder.collect()
+            feeder.program_ended()
         cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000.0
         control.send(
             b'{"op": "exit", "pid": %d, "status": %d, "cpu_ms": %r, "maxrss_kb": %d}'
