@@ -58,6 +58,9 @@ def agent_bundle() -> bytes:
             "judge_service.sandbox.agent.ipc",
             "judge_service.sandbox.agent.testdata",
             "judge_service.sandbox.agent.javac_server",
+            "judge_service.sandbox.agent.watch",  # before verdicts and processes
+            "judge_service.sandbox.agent.verdicts",
+            "judge_service.sandbox.agent.processes",
             AGENT_MODULE,
         ]
     )

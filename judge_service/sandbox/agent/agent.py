@@ -9,8 +9,10 @@ process, and this process is not dumpable), resets the sandbox and answers with 
 Why PID 1: the kernel does not deliver SIGKILL or SIGSTOP sent from inside the container to its
 init, so user code cannot kill the judge; and every orphan is re-parented here for reaping.
 
-Frames and their fields: :mod:`.wire`, the module the host writes them with. Standard library
-only.
+This module is the job's side (files, compiling, tests, expected outputs); its processes'
+side (spawning, watching, repairing and resetting) is :mod:`.processes` with :mod:`.watch`,
+and what a run means is :mod:`.verdicts`. Frames and their fields: :mod:`.wire`, the module
+the host writes them with. Standard library only.
 """
 
 from __future__ import annotations
@@ -18,39 +20,28 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import select
 import signal
 import sys
 import time
 import traceback
-from typing import Any, cast
+from typing import Any
 
 from judge_service.sandbox.agent import (
     checkers,
-    ipc,
     javac_server,
-    plain,
-    planned,
     procfs,
     testdata,
+    verdicts,
     wire,
     workdir,
 )
-from judge_service.sandbox.agent.helpers import (
-    Helper,
-    HelperError,
-    spawner_ping,
-    spawner_request,
-)
+from judge_service.sandbox.agent.helpers import spawner_request
+from judge_service.sandbox.agent.processes import HELPER_LOST, JudgeProcesses, rlimits
+from judge_service.sandbox.agent.verdicts import display
+from judge_service.sandbox.agent.watch import ProcessWatch
 
 PR_SET_DUMPABLE = 4
-SPAWNER = "/opt/judge/spawner"
-IPC_DIRS = ("/dev/shm", "/dev/mqueue")
-SCRATCH_DIRS = ("/work", "/tmp", *IPC_DIRS)
-KILL_GRACE_S = 2.0
-HELPER_LOST = "the program killed the judge's helper process"
 RESULT_LIMIT = 1 << 20
-SWARM_PROCESSES = 16
 # Room the judge needs at the container's cap besides its processes and the test's memory limit
 # (the test's input and output files, /work): most of what the host reserves for the judge
 # (validation.SANDBOX_OVERHEAD_MB) once the warm compiler has taken its share.
@@ -116,27 +107,6 @@ def main() -> None:
         protocol.write(reply, reply_blob)
 
 
-class ProcessWatch:
-    """What the watch loop learned about one process."""
-
-    def __init__(self) -> None:
-        self.status = 0
-        self.cpu_ms = 0.0
-        self.wall_ms = 0.0
-        self.peak_kb = 0
-        self.killed_for = ""
-        # How long the host kept the job waiting for a CPU (what its threads waited, at most
-        # the time its processes were off a CPU), read at the wall deadline: high means the
-        # host was busy, not that the program was slow.
-        self.cpu_wait_ms = 0.0
-        self.orphan_cpu_ms = 0.0
-        # All the CPU the job's processes used, reaped by whoever (see procfs.JobCpuClock).
-        self.job_cpu_ms = 0.0
-        self.lost = ""
-        # No process of the job was left when it ended (none can have started since).
-        self.none_left = False
-
-
 class ReportBudget:
     """How much of the programs' output a job's reply carries: each stream of each test at most
     ``per_stream`` bytes, and all of them together at most ``total``, taken in test order (so a
@@ -154,39 +124,12 @@ class ReportBudget:
 
 class Agent:
     def __init__(self, init: wire.InitFrame, libc: Any) -> None:
-        self.libc = libc
-        self.spawner = Helper("spawner", [SPAWNER])
-        self.zygote: Helper | None = None
-        self.limits = procfs.limits_of(0)
-        self.scheduling = procfs.scheduling_of(0)
-        self.tainted = ""
+        self.processes = JudgeProcesses(init, libc)
         # Stdin test data kept for later jobs (in this process's memory: see testdata.py), and
         # the running job's, by key.
         self.test_cache: testdata.Lru[testdata.Kept] = testdata.Lru()
         self.job_data: dict[str, testdata.Kept] = {}
         self.dropped: list[testdata.Kept] = []
-        self.javac = javac_server.JavacServer()
-        # How many times a job's processes may have run (spawns, stragglers found), and that
-        # count when the judge's processes were last checked and the IPC objects last removed:
-        # the reset repeats neither check when no process of the job has run since.
-        self.runs = 0
-        self.checked_at = self.ipc_cleared_at = -1
-        # Set when processes outlived a kill: they ran on after any check; the reset does all.
-        self.survivors = False
-        if init.get("zygote_bundle"):
-            self.zygote = Helper(
-                "python zygote", init["zygote_argv"], init["zygote_bundle"].encode()
-            )
-        for helper in self._helpers():
-            helper.start()
-
-    def _helpers(self) -> list[Helper]:
-        return [self.spawner] + ([self.zygote] if self.zygote else [])
-
-    def _judge_pids(self) -> set[int]:
-        """The agent, its helpers and the warm compiler: never a job's processes."""
-        pids = {os.getpid(), *(helper.pid for helper in self._helpers())}
-        return pids | ({self.javac.pid} if self.javac.running() else set())
 
     # ---- jobs -------------------------------------------------------------------------
     def handle(
@@ -222,7 +165,7 @@ class Agent:
         finally:
             testdata.release(self.dropped)
             self.job_data, self.dropped = {}, []
-            reply["reset_error"] = self.reset()
+            reply["reset_error"] = self.processes.reset()
         return reply, reply_blob
 
     def _take_test_data(self, job: wire.JobFrame, blob: bytes) -> list[str]:
@@ -272,7 +215,7 @@ class Agent:
             watch, text = served
         else:
             output = workdir.memfd("compile-output")
-            watch = self._spawn_and_watch(
+            watch = self.processes.spawn_and_watch(
                 spec["argv"],
                 spec["env"],
                 [workdir.memfd("empty"), output, output],
@@ -281,7 +224,7 @@ class Agent:
             )
             text = workdir.read_memfd(output, limits["output_bytes"])
             os.close(output)
-            self._kill_stragglers()
+            self.processes.kill_stragglers()
         failed = watch.killed_for or watch.status != 0
         message = text.decode("utf-8", "replace")
         if watch.killed_for == "cpu":
@@ -318,10 +261,11 @@ class Agent:
         the program's). Its start-up is not the job's: limits count from the request on."""
         if not javac_server.serves(spec["argv"], spec["limits"]["memory_kb"]):
             return None
-        self.runs += 1
-        server = self.javac
+        self.processes.runs += 1
+        server = self.processes.javac
         if server.running() and (
-            server.env != spec["env"] or not server.usable(self.limits, self.scheduling)
+            server.env != spec["env"]
+            or not server.usable(self.processes.limits, self.processes.scheduling)
         ):
             server.stop()
         # Started only here, when no process of any job is left (the last reset killed them).
@@ -347,14 +291,14 @@ class Agent:
     def _make_room(self, memory_limit_kb: int) -> None:
         """Stop the warm compiler when the sandbox's memory cap could not hold it and a test
         at its memory limit together: the cap must stop no test the limit would not."""
-        if not self.javac.running():
+        if not self.processes.javac.running():
             return
         cap_kb = procfs.cgroup_memory_max_kb()
         if cap_kb is None:
             return
-        used_kb = procfs.usage(sorted(self._judge_pids()))[0]
+        used_kb = procfs.usage(sorted(self.processes.judge_pids()))[0]
         if used_kb + memory_limit_kb + JUDGE_MEMORY_KB > cap_kb:
-            self.javac.stop()
+            self.processes.javac.stop()
 
     def _run_tests(self, job: wire.JobFrame, reply: wire.ResultFrame) -> None:
         source_fd = workdir.memfd("source", job["source"].encode()) if job.get("use_zygote") else -1
@@ -363,7 +307,7 @@ class Agent:
         report = ReportBudget(job["limits"]["report_bytes"], job["limits"]["report_total_bytes"])
         # Every test of a job is spawned with the same argv, environment and limits.
         run = job["run"]
-        run_request = spawner_request(run["argv"], run["env"], _rlimits(job["limits"]))
+        run_request = spawner_request(run["argv"], run["env"], rlimits(job["limits"]))
         unchecked = True
         try:
             for test in job["tests"]:
@@ -374,7 +318,7 @@ class Agent:
                         break
                     continue
                 result = self._run_one(job, test, source_fd, report, run_request)
-                tampered = self._repair_after_test()
+                tampered = self.processes.repair_after_test()
                 if result.get("message") == HELPER_LOST:
                     # The rest of the job would run on a helper the program may still be racing.
                     reply["tests"].append(result)
@@ -444,8 +388,8 @@ class Agent:
                 # closed once spawned, so either side sees EOF when the other dies.
                 pipes = _candidate_pipes() if mode == "assert" else []
                 try:
-                    watch = self._run_via(
-                        self.spawner,
+                    watch = self.processes.run_via(
+                        self.processes.spawner,
                         run_request,
                         fds + pipes,
                         limits,
@@ -457,8 +401,8 @@ class Agent:
                     for fd in fds[4:5]:  # the token, created only for harness modes
                         os.close(fd)
             if not watch.none_left:
-                self._kill_stragglers()
-            self._clear_ipc()
+                self.processes.kill_stragglers()
+            self.processes.clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
             # A planned assert test's values come back in the result (bounded, like stdout, by
@@ -467,7 +411,16 @@ class Agent:
             harness = (
                 workdir.read_memfd(result, max(result_limit, RESULT_LIMIT)) if harnessed else b""
             )
-            verdict = self._verdict(job, test, watch, out, err, harness, token)
+            verdict = verdicts.decide(
+                job,
+                test,
+                watch,
+                out,
+                err,
+                harness,
+                token,
+                lambda: self._check_output(job, test, out),
+            )
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
                 if fd >= 0:
@@ -480,112 +433,10 @@ class Agent:
             "memory_kb": watch.peak_kb,
             "exit_code": procfs.exit_code(watch.status),
             "signal": procfs.signal_of(watch.status),
-            "stdout": _display(shown_out),
-            "stderr": _display(shown_err),
+            "stdout": display(shown_out),
+            "stderr": display(shown_err),
             "truncated": len(shown_out) < len(out) or len(shown_err) < len(err),
         }
-
-    def _verdict(
-        self,
-        job: wire.JobFrame,
-        test: wire.TestSpec,
-        watch: ProcessWatch,
-        out: bytes,
-        err: bytes,
-        harness: bytes,
-        token: str,
-    ) -> wire.Outcome:
-        limits = job["limits"]
-        signal_number = procfs.signal_of(watch.status)
-        memory_limit_kb = limits["memory_kb"]
-        if watch.lost:
-            return {"verdict": "RE", "message": watch.lost}
-        planned_outcome = (
-            planned.verdict(test["plan"][1], harness, token)
-            if "plan" in test and job.get("use_zygote")
-            else None
-        )
-        if isinstance(planned_outcome, dict) and planned_outcome["verdict"] in ("WA", "CE"):
-            # The runner would have stopped at this check, before anything that came later.
-            return cast(wire.Outcome, planned_outcome)
-        # Output first: runtimes that ignore SIGXFSZ (JVM, Go) spin on failed writes until a
-        # time limit, but the cause is the output.
-        if (
-            watch.killed_for == "output"
-            or signal_number == signal.SIGXFSZ
-            or len(out) > limits["output_bytes"]
-            or len(err) > limits["output_bytes"]
-        ):
-            return {"verdict": "OLE", "message": "output limit exceeded"}
-        if watch.killed_for == "wall":
-            return {
-                "verdict": "TLE",
-                "message": "wall time limit exceeded",
-                "limit": "wall",
-                "cpu_wait_ms": round(watch.cpu_wait_ms, 3),
-            }
-        if watch.killed_for == "cpu":
-            return {"verdict": "TLE", "message": "cpu time limit exceeded", "limit": "cpu"}
-        if watch.killed_for == "memory":
-            return {"verdict": "MLE", "message": "memory limit exceeded"}
-        if signal_number == signal.SIGXCPU or watch.cpu_ms > limits["cpu_ms"]:
-            return {"verdict": "TLE", "message": "cpu time limit exceeded", "limit": "cpu"}
-        overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV
-        if overflowed or any(m.encode() in err for m in job.get("mle_markers", [])):
-            return {"verdict": "MLE", "message": "memory limit exceeded"}
-        if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
-            return {"verdict": "MLE", "message": "killed by the memory cap"}
-        if planned_outcome is not None:
-            return _planned_verdict(planned_outcome, watch)
-        if "suite_failure_exit" in job:
-            return _suite_verdict(watch, job["suite_failure_exit"], out)
-        outcome = _harness_outcome(harness, token) if job["mode"] != "stdin" or harness else None
-        if outcome and outcome.get("status") == "compile_error":
-            return {"verdict": "CE", "message": outcome.get("message", "")}
-        if watch.status != 0:
-            detail = outcome.get("message", "") if outcome else ""
-            status = outcome.get("status") if outcome else None
-            if job["mode"] == "assert" and status == "assertion":
-                return {
-                    "verdict": "WA",
-                    "message": "assertion failed" + (f": {detail}" if detail else ""),
-                }
-            if job["mode"] == "assert" and status == "not_plain_data":
-                return {"verdict": "WA", "message": detail}
-            if job["mode"] == "assert" and status == "harness_error":
-                return {"verdict": "SE", "message": detail}
-            how = (
-                f"signal {signal_number}"
-                if signal_number
-                else f"exit code {procfs.exit_code(watch.status)}"
-            )
-            return {
-                "verdict": "RE",
-                "message": f"runtime error ({how})" + (f": {detail}" if detail else ""),
-            }
-        if job["mode"] == "stdin":
-            return self._check_output(job, test, out)
-        if outcome is None:
-            return {"verdict": "RE", "message": "the program exited before the tests completed"}
-        if job["mode"] == "assert":
-            return (
-                {"verdict": "AC", "message": ""}
-                if outcome.get("status") == "ok"
-                else {"verdict": "WA", "message": outcome.get("message", "")}
-            )
-        if outcome.get("status") != "ok":
-            return {"verdict": "WA", "message": outcome.get("message", "")}
-        options = job["checker"]
-        accepted = checkers.json_values_equal(
-            outcome.get("value"),
-            test["expected"],
-            options.get("abs_tol", 1e-6),
-            options.get("rel_tol", 1e-6),
-            numbers_as_floats=options.get("kind") == "float",
-        )
-        if accepted:
-            return {"verdict": "AC", "message": ""}
-        return {"verdict": "WA", "message": "returned " + checkers.short_json(outcome.get("value"))}
 
     def _check_output(self, job: wire.JobFrame, test: wire.TestSpec, out: bytes) -> wire.Outcome:
         checker = job["checker"]
@@ -616,13 +467,15 @@ class Agent:
         ]
         fds += [workdir.memfd("expected", expected), workdir.memfd("actual", out)]
         try:
-            watch = self._spawn_and_watch(checker["argv"], checker["env"], fds, checker["limits"])
-            self._kill_stragglers()
+            watch = self.processes.spawn_and_watch(
+                checker["argv"], checker["env"], fds, checker["limits"]
+            )
+            self.processes.kill_stragglers()
             printed = workdir.read_memfd(fds[1], 4096) + workdir.read_memfd(fds[2], 4096)
         finally:
             for fd in fds:
                 os.close(fd)
-        text = _display(printed).strip()
+        text = display(printed).strip()
         code = procfs.exit_code(watch.status)
         if not watch.killed_for and code in (0, 1, 2):
             return {"verdict": "AC" if code == 0 else "WA", "message": text}
@@ -632,21 +485,6 @@ class Agent:
         }
 
     # ---- processes --------------------------------------------------------------------
-    def _spawn_and_watch(
-        self,
-        argv: list[str],
-        env: dict[str, str],
-        fds: list[int],
-        limits: wire.Limits,
-        cap_fds: list[int] | None = None,
-        close_after_spawn: list[int] | None = None,
-        runner: bool = False,
-    ) -> ProcessWatch:
-        request = spawner_request(argv, env, _rlimits(limits))
-        return self._run_via(
-            self.spawner, request, fds, limits, cap_fds or [], close_after_spawn or [], runner
-        )
-
     def _zygote_run(
         self,
         job: wire.JobFrame,
@@ -655,7 +493,7 @@ class Agent:
         fds: list[int],
         cap_fds: list[int],
     ) -> ProcessWatch:
-        assert self.zygote is not None
+        assert self.processes.zygote is not None
         mode = "calls" if "plan" in test else job["mode"]
         request = {
             "op": "spawn",
@@ -663,13 +501,13 @@ class Agent:
             "release_after": test["plan"][2] if mode == "calls" else [],
             "entry_point": job.get("entry_point") or "",
             "token": token,
-            "rlimits": _rlimits(job["limits"]),
+            "rlimits": rlimits(job["limits"]),
             "cwd": "/work",
             "env": job["run"]["env"],
             "argv0": job["run"]["argv0"],
         }
-        return self._run_via(
-            self.zygote,
+        return self.processes.run_via(
+            self.processes.zygote,
             json.dumps(request).encode(),
             fds,
             job["limits"],
@@ -677,346 +515,8 @@ class Agent:
             runner=mode == "assert",
         )
 
-    def _run_via(
-        self,
-        helper: Helper,
-        request: bytes,
-        fds: list[int],
-        limits: wire.Limits,
-        cap_fds: list[int],
-        close_after_spawn: list[int] | None = None,
-        runner: bool = False,
-    ) -> ProcessWatch:
-        """Spawn through ``helper`` and watch the job. With ``runner``, the spawned process is
-        an assert-mode harness that runs the candidate as its child: its own memory is the
-        judge's, not the program's, and is left out of the program's."""
-        self.runs += 1
-        shared = ipc.SharedMemory(cap_fds)
-        judge_pids = sorted(pid for pid in self._judge_pids() if pid)
-        clock = procfs.JobCpuClock(judge_pids)
-        started = time.monotonic()
-        try:
-            pid = helper.spawn(request, fds)
-        except HelperError:
-            for fd in close_after_spawn or []:
-                os.close(fd)
-            if not self._job_pids():
-                raise
-            # The program ran and killed the helper before its "spawned" reply left (a race
-            # the program can win); without a program the helper failed on its own.
-            watch = ProcessWatch()
-            watch.lost = HELPER_LOST
-            return watch
-        for fd in close_after_spawn or []:
-            os.close(fd)
-        _below_the_agent(pid)
-        assert helper.channel is not None
-        watch = self._watch(
-            pid, helper.channel.fileno(), started, limits, cap_fds, shared, clock, runner
-        )
-        report = helper.receive(timeout=KILL_GRACE_S * 2)
-        if report is None or report.get("op") != "exit":
-            procfs.kill(pid)
-            helper.stop()
-            watch.lost = HELPER_LOST
-            return watch
-        watch.status = report["status"]
-        watch.cpu_ms = max(report["cpu_ms"] + watch.orphan_cpu_ms, watch.job_cpu_ms)
-        if not runner:  # a runner's peak is its own or its child's: not the program's alone
-            watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
-        return watch
-
-    def _watch(
-        self,
-        pid: int,
-        wait_fd: int,
-        started: float,
-        limits: wire.Limits,
-        cap_fds: list[int],
-        shared: ipc.SharedMemory,
-        clock: procfs.JobCpuClock,
-        runner: bool = False,
-    ) -> ProcessWatch:
-        """Wait for exit while enforcing wall, CPU and memory limits; kill on a breach.
-
-        The wall clock stops what sleeps or blocks, not what the host starves: the deadline
-        moves on by the time the job's threads waited for a CPU, but never by more than the
-        time its processes did not spend on a CPU (waiting caused by its own processes is
-        their CPU time, which the CPU limit stops)."""
-        watch = ProcessWatch()
-        cpu_limit_s = limits["cpu_ms"] / 1000.0
-        wall_s = limits["wall_ms"] / 1000.0
-        wall_deadline = started + wall_s
-        wall_cap = started + wall_s * limits.get("starved_wall_factor", 1.0)
-        cpu_check_at = started + cpu_limit_s
-        poll_interval = 0.002
-        next_poll = started + poll_interval
-        memory_limit_kb = limits["memory_kb"]
-        while True:
-            now = time.monotonic()
-            timeout = max(0.0, min(wall_deadline, cpu_check_at, next_poll) - now)
-            if select.select([wait_fd], [], [], timeout)[0]:
-                break
-            now = time.monotonic()
-            if now >= wall_deadline:
-                pids = self._job_pids()
-                used = _job_cpu_s(pids, clock)
-                if used >= cpu_limit_s:
-                    watch.killed_for = "cpu"
-                # A swarm waits on its own processes, not on a busy host.
-                elif len(pids) <= SWARM_PROCESSES:
-                    # Threads come and go (a JVM's compiler threads), and their waits with them:
-                    # the largest estimate so far stands.
-                    waited_s = min(procfs.run_delay_ms(pids) / 1000.0, now - started - used)
-                    watch.cpu_wait_ms = max(watch.cpu_wait_ms, waited_s * 1000.0)
-                    wall_deadline = min(started + wall_s + watch.cpu_wait_ms / 1000.0, wall_cap)
-                if now >= wall_deadline and not watch.killed_for:
-                    watch.killed_for = "wall"
-            if now >= cpu_check_at and not watch.killed_for:
-                used = _job_cpu_s(self._job_pids(), clock)
-                if used >= cpu_limit_s:
-                    watch.killed_for = watch.killed_for or "cpu"
-                cpu_check_at = now + max(cpu_limit_s - used, 0.005)
-            if now >= next_poll:
-                pids = [other for other in self._job_pids() if not (runner and other == pid)]
-                rss = procfs.memory_kb(pids, memory_limit_kb)
-                rss += shared.unmapped_kb(pids, rss, memory_limit_kb)
-                watch.peak_kb = max(watch.peak_kb, rss)
-                if rss > memory_limit_kb:
-                    watch.killed_for = watch.killed_for or "memory"
-                if any(os.fstat(fd).st_size > limits["output_bytes"] for fd in cap_fds):
-                    watch.killed_for = watch.killed_for or "output"
-                poll_interval = min(poll_interval * 2, 0.02)
-                next_poll = now + poll_interval
-            if watch.killed_for:
-                procfs.kill(pid)
-                select.select([wait_fd], [], [], KILL_GRACE_S)
-                break
-        watch.wall_ms = (time.monotonic() - started) * 1000.0
-        # Children the program left running (or unreaped) count too: sampled before they die,
-        # with what it left in shared memory (a /dev/shm file outlives its writer).
-        job_pids = self._job_pids()
-        watch.none_left = not job_pids
-        others = [other for other in job_pids if other != pid]
-        left_kb = procfs.memory_kb(others, memory_limit_kb)
-        left_kb += shared.unmapped_kb(others, max(left_kb, watch.peak_kb), memory_limit_kb)
-        watch.peak_kb = max(watch.peak_kb, left_kb)
-        cpu_s = procfs.usage(others)[1]
-        watch.orphan_cpu_ms = cpu_s * 1000.0
-        watch.job_cpu_ms = (clock.used_s() or 0.0) * 1000.0
-        return watch
-
-    def _job_pids(self) -> list[int]:
-        keep = self._judge_pids()
-        return [pid for pid in procfs.all_pids() if pid not in keep]
-
-    def _repair_after_test(self) -> str:
-        """Undo what a test could do to the judge's own processes; '' when nothing was wrong.
-
-        A stopped or dead helper is replaced. A helper whose limits were changed (prlimit(2)
-        checks only uids) is replaced; the agent's own changed limits cannot all be restored
-        (a lowered hard limit stays), so that taints the sandbox: the job stops and the reset
-        fails, which destroys it.
-        """
-        for helper in self._helpers():
-            if helper.pid and (
-                procfs.process_state(helper.pid) not in ("S", "R")
-                or procfs.limits_of(helper.pid) != self.limits
-                or procfs.scheduling_of(helper.pid) != self.scheduling
-            ):
-                helper.stop()
-        if self.javac.running() and not self.javac.usable(self.limits, self.scheduling):
-            self.javac.stop()
-        if procfs.limits_of(0) != self.limits:
-            self.tainted = "resource limits of the judge were changed"
-        elif not self._restore_scheduling():
-            self.tainted = "the judge's scheduling priority, policy or CPU affinity was changed"
-        self.checked_at = self.runs
-        return self.tainted
-
-    def _restore_scheduling(self) -> bool:
-        """Undo nice, affinity and policy changes to the agent (setpriority(2),
-        sched_setaffinity(2) and sched_setscheduler(2) check only uids), which every later
-        program would inherit.
-
-        An affinity is restored; a raised nice value or SCHED_IDLE is not (undoing them needs
-        CAP_SYS_NICE or an RLIMIT_NICE, which sandboxes lack): False then, and the sandbox is
-        destroyed.
-        """
-        if self.scheduling is None or procfs.scheduling_of(0) == self.scheduling:
-            return True
-        nice, cpus, policy = self.scheduling
-        try:
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
-            os.sched_setaffinity(0, cpus)
-            os.sched_setscheduler(0, policy, os.sched_param(0))
-        except OSError:
-            return False
-        return procfs.scheduling_of(0) == self.scheduling
-
-    def _kill_stragglers(self) -> None:
-        """Kill every process but this agent and its helpers; reap what is left.
-
-        A swarm (a fork bomb) is killed with one kill(-1): killing it a pid at a time races
-        its forks while it starves this process of CPU, so a busy host could see the sandbox
-        hang. kill(-1) from PID 1 reaches every other process, the helpers too; they are
-        started again when next needed.
-        """
-        for _ in range(100):
-            keep = self._judge_pids()
-            others = [pid for pid in procfs.all_pids() if pid not in keep]
-            if not others:
-                return
-            self.runs += 1
-            if len(others) > SWARM_PROCESSES:
-                procfs.kill(-1)
-                # The warm javac was killed too: reap it now. Left to a later _reap, it could
-                # stay a zombie (or a dying process that still looks usable) through the next
-                # job, whose compile, answered from the cache, would not look at it.
-                self.javac.stop()
-            else:
-                for pid in others:
-                    procfs.kill(pid)
-            self._reap()
-            time.sleep(0.001)
-        self.survivors = True
-
-    def _reap(self) -> None:
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            for helper in self._helpers():
-                if pid == helper.pid:
-                    helper.pid = 0
-                    helper.stop()
-            if pid == self.javac.pid:
-                self.javac.forget()
-
-    # ---- reset --------------------------------------------------------------------------
-    def reset(self) -> str:
-        """Kill every process of the job, wipe scratch space, drop IPC objects; '' when clean."""
-        try:
-            return self._reset()
-        except Exception as error:  # the host destroys a sandbox it cannot trust
-            return f"reset failed: {error!r}"[:1000]
-
-    def _reset(self) -> str:
-        runs = self.runs
-        self._kill_stragglers()
-        # Nothing but the judge's own processes has run since the last test's checks and IPC
-        # clean-up (stragglers found would have counted, survivors of a kill end this): what
-        # they found still holds, and the last test's are not done twice.
-        settled = not self.survivors
-        self.survivors = False
-        checked = settled and self.checked_at == self.runs
-        problems = (
-            [self.tainted] if self.tainted or (not checked and self._repair_after_test()) else []
-        )
-        ipc_cleared = settled and self.ipc_cleared_at == self.runs
-        for directory in SCRATCH_DIRS:
-            if ipc_cleared and directory in IPC_DIRS:
-                continue
-            if not self._wipe(directory):
-                problems.append(f"{directory} not empty after wipe")
-        if not ipc_cleared:
-            ipc.remove_sysv_objects(self.libc)
-        for helper in self._helpers():
-            nonce = os.urandom(8).hex()
-            ping = (
-                spawner_ping(nonce)
-                if helper is self.spawner
-                else json.dumps({"op": "ping", "nonce": nonce}).encode()
-            )
-            if not helper.healthy(ping, nonce):
-                helper.stop()
-                try:
-                    helper.start()
-                except HelperError as error:
-                    problems.append(str(error))
-        # When no process of the job was left (it would have counted) and none ran since, none
-        # can have appeared: only a job's process could start one.
-        if self.runs != runs or self.survivors:
-            keep = self._judge_pids()
-            leftover = [pid for pid in procfs.all_pids() if pid not in keep]
-            if leftover:
-                problems.append(f"processes survived the reset: {leftover}")
-        return "; ".join(problems)
-
-    def _clear_ipc(self) -> None:
-        """Between tests too, not only between jobs: shared memory a test left would hold memory
-        charged to no test, and carry state into the next (its processes are dead by now, so
-        nothing keeps a segment attached)."""
-        emptied = [self._wipe(directory) for directory in IPC_DIRS]
-        ipc.remove_sysv_objects(self.libc)
-        if all(emptied):  # else the reset wipes again and reports what is left
-            self.ipc_cleared_at = self.runs
-
-    def _wipe(self, directory: str) -> bool:
-        """Empty ``directory`` (if the sandbox has it); whether it is empty now."""
-        try:
-            if not os.listdir(directory):
-                return True  # most tests leave nothing: one listing
-        except (FileNotFoundError, NotADirectoryError):
-            return True
-        try:
-            workdir.wipe(directory)
-        except RecursionError:
-            self._remove_with_rm(directory)
-        return not os.listdir(directory)
-
-    def _remove_with_rm(self, directory: str) -> None:
-        """rm(1) walks trees of any depth; shutil.rmtree recurses once per level."""
-        names = [os.path.join(directory, name) for name in os.listdir(directory)]
-        limits: wire.Limits = {
-            "cpu_ms": 20000,
-            "wall_ms": 30000,
-            "memory_kb": 256 << 10,
-            "output_bytes": 1 << 16,
-        }
-        output = workdir.memfd("rm-output")
-        try:
-            self._spawn_and_watch(
-                ["/bin/rm", "-rf", "--", *names],
-                {"PATH": "/usr/bin:/bin"},
-                [workdir.memfd("empty"), output, output],
-                limits,
-            )
-        finally:
-            os.close(output)
-        self._kill_stragglers()
-
 
 # ---- helpers ------------------------------------------------------------------------------
-def _rlimits(limits: wire.Limits) -> dict[str, int]:
-    """Kernel limits behind the agent's own enforcement (CPU in whole seconds, as a backstop)."""
-    return {
-        "cpu_s": int(limits["cpu_ms"] / 1000) + 1,
-        "fsize": limits.get("fsize_bytes", limits["output_bytes"] + 1),
-        "stack": limits.get("stack_bytes", -1),
-        "nofile": 256,
-    }
-
-
-def _below_the_agent(pid: int) -> None:
-    """Run the job's process at the lowest priority in its container (its children inherit it):
-    a fork bomb of 128 processes must not starve the agent that has to stop it. Limits are CPU
-    time, so this changes no verdict. (The zygote's children lower themselves before the
-    program starts; a spawned one may have forked before this lands, which only costs speed.)"""
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, 19)
-    except OSError:
-        pass
-
-
-def _job_cpu_s(pids: list[int], clock: procfs.JobCpuClock) -> float:
-    """The job's CPU seconds so far: its cgroup's count, or what its live processes say."""
-    return max(procfs.usage(pids)[1], clock.used_s() or 0.0)
-
-
 def _budget_spent(budget_s: float) -> wire.TestReport:
     return {
         "verdict": "TLE",
@@ -1034,50 +534,3 @@ def _candidate_pipes() -> list[int]:
     from_candidate, to_runner = os.pipe()
     from_runner, to_candidate = os.pipe()
     return [from_candidate, to_candidate, from_runner, to_runner]
-
-
-def _planned_verdict(outcome: dict[str, Any] | str, watch: ProcessWatch) -> wire.Outcome:
-    """A planned assert test's verdict once no limit was exceeded."""
-    if isinstance(outcome, dict):
-        return cast(wire.Outcome, outcome)
-    if outcome == planned.PASSED and watch.status == 0:
-        return {"verdict": "AC", "message": ""}
-    signal_number = procfs.signal_of(watch.status)
-    exit_code = procfs.exit_code(watch.status)
-    how = f"signal {signal_number}" if signal_number else f"exit code {exit_code}"
-    return {
-        "verdict": "RE",
-        "message": f"runtime error ({how}): the program exited before the tests completed",
-    }
-
-
-def _suite_verdict(watch: ProcessWatch, failure_exit: int, out: bytes) -> wire.Outcome:
-    """A test suite's run (or an appended assert test's): exit 0 is AC, the "tests failed"
-    status WA (with the report's last line; a negative status is a signal's number), anything
-    else (a crash, another signal, a framework error) RE."""
-    code = procfs.exit_code(watch.status)
-    signal_number = procfs.signal_of(watch.status)
-    if watch.status == 0:
-        return {"verdict": "AC", "message": ""}
-    if code == failure_exit or (failure_exit < 0 and signal_number == -failure_exit):
-        lines = _display(out[-400:]).strip().splitlines()
-        return {"verdict": "WA", "message": "tests failed" + (f": {lines[-1]}" if lines else "")}
-    how = f"signal {signal_number}" if signal_number else f"exit code {code}"
-    return {"verdict": "RE", "message": f"runtime error ({how})"}
-
-
-def _harness_outcome(data: bytes, token: str) -> dict[str, Any] | None:
-    marker = token.encode() + b"\n"
-    if not data.startswith(marker):
-        return None
-    try:
-        outcome = plain.loads_bounded(data[len(marker) :])
-    except plain.DecodeError as error:
-        return {"status": "unserializable", "message": f"the program's answer {error}"}
-    except ValueError:
-        return None
-    return outcome if isinstance(outcome, dict) else None
-
-
-def _display(data: bytes) -> str:
-    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")

@@ -43,8 +43,8 @@ def test_agent_source_is_not_on_disk(spool: SandboxPool) -> None:
     code = dedent(
         """
         import glob, os, subprocess
-        markers = ["judging" + " agent", "class" + " Agent", "def" + " _verdict",
-                   "_harness" + "_outcome", "def" + " _run_assert"]
+        markers = ["judging" + " agent", "class" + " Agent", "def" + " decide(",
+                   "class" + " JudgeProcesses", "def" + " harness_outcome", "def" + " _run_assert"]
         roots = ["/opt", "/work", "/tmp", "/dev/shm", "/etc", "/usr/local", "/var", "/root",
                  "/home", "/srv", "/run", "/usr/share/python3"] + glob.glob("/usr/lib/python3*")
         roots = [root for root in roots if os.path.exists(root)]
@@ -101,7 +101,7 @@ def test_judge_processes_are_not_inspectable(spool: SandboxPool) -> None:
                     pass
         with open("/proc/1/cmdline", "rb") as handle:
             cmdline = handle.read()
-        if b"class " + b"Agent" in cmdline or b"def " + b"_verdict" in cmdline:
+        if b"class " + b"Agent" in cmdline or b"def " + b"decide(" in cmdline:
             problems.append("PID 1's cmdline holds the agent's source")
         print("OK" if not problems else problems)
         """
