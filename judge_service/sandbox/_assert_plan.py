@@ -26,18 +26,25 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextvars
 import json
 import operator
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from judge_service.sandbox._reveals import reveals
+from judge_service.sandbox._reveals import Budget, TooCostly, reveals
 from judge_service.sandbox.agent.plain import NotPlainData, to_wire
 from judge_service.sandbox.agent.planned import WRAPPERS
 
 MAX_PLAN_CALLS = 1000
 MAX_FOLDED_ITEMS = 1 << 20
+# Items folded into sequences so far by the plan being made (all of a test's literals together:
+# a bound per operation alone let ``[0] * 1048576 + [0] * 1048576 + ...`` build gigabytes).
+_FOLDED: contextvars.ContextVar[list[int]] = contextvars.ContextVar("folded")
+# Steps (about a microsecond each) the search for chains may take per test; past it every call
+# waits for the answers before it, as with the runner.
+MAX_CHAIN_SEARCH_STEPS = 100_000
 _APPROX_OPERATORS = {ast.Lt: "approx<", ast.LtE: "approx<="}
 _IDENTITIES = (None, True, False)
 _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -68,6 +75,14 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] |
         tree = ast.parse(test_code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
+    folded = _FOLDED.set([0])
+    try:
+        return _plan(tree, entry_point)
+    finally:
+        _FOLDED.reset(folded)
+
+
+def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
     calls: list[list[Any]] = []
     checks: list[list[Any]] = []
     try:
@@ -89,14 +104,21 @@ def _release_after(calls: list[Any], checks: list[Any]) -> tuple[int, ...]:
     ``f(13)``: a chain of tests; or ``(4, 9)`` after ``== [4, 9]``, see :mod:`._reveals`),
     which would give the program the answer before its turn: such a call waits for the answers
     up to that check. Booleans and ``None`` tell nothing and do not count.
+
+    The search is quadratic (every check against every later call): past its budget, every
+    call waits for all the answers before it, which is the runner's hand-over.
     """
     release_after = [0] * len(calls)
-    for index, kind, expected, tolerance, *_ in checks:
-        if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
-            continue
-        for later in range(index + 1, len(calls)):
-            if reveals(calls[later][1], expected, tolerance):
-                release_after[later] = max(release_after[later], index + 1)
+    budget = Budget(MAX_CHAIN_SEARCH_STEPS)
+    try:
+        for index, kind, expected, tolerance, *_ in checks:
+            if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
+                continue
+            for later in range(index + 1, len(calls)):
+                if reveals(calls[later][1], expected, tolerance, budget):
+                    release_after[later] = max(release_after[later], index + 1)
+    except TooCostly:
+        return tuple(range(len(calls)))
     return tuple(release_after)
 
 
@@ -254,11 +276,19 @@ def _check_size(operation: ast.operator, left: Any, right: Any) -> None:
             raise _NotSimple
         if type(left) is int and abs(left) > 1 << 64:
             raise _NotSimple
+    size = 0
     if isinstance(operation, ast.Mult) and not (type(left) in numbers and type(right) in numbers):
         count = right if type(left) not in numbers else left
         sequence = left if type(left) not in numbers else right
-        if type(count) is not int or len(sequence) * max(count, 0) > MAX_FOLDED_ITEMS:
+        if type(count) is not int:
             raise _NotSimple
+        size = len(sequence) * max(count, 0)
+    elif isinstance(operation, ast.Add) and type(left) not in numbers:
+        size = len(left) + len(right)
+    folded = _FOLDED.get()
+    folded[0] += size
+    if size > MAX_FOLDED_ITEMS or folded[0] > MAX_FOLDED_ITEMS:
+        raise _NotSimple
 
 
 def _is_abs_difference(node: ast.expr) -> bool:
