@@ -150,3 +150,26 @@ _READS_AHEAD = """
 def test_a_wrong_program_cannot_read_an_answer_ahead(one_sandbox: SandboxPool, name: str) -> None:
     result = _assert_job(one_sandbox, _READS_AHEAD, _check(HIDDEN_CHAINS[name]))
     assert result.verdict is Verdict.WA, result.tests
+
+
+# A planned test's answers are values, as the runner's are: a correct answer longer than a
+# small output limit was OLE (the runner, which has no such bound on values, said AC).
+_LONG_ANSWERS = {
+    "string": ("def c(x):\n    return 'a' * 3000\n", "assert c(1) == 'a' * 3000"),
+    "list": ("def c(x):\n    return [7] * 1500\n", "assert c(1) == [7] * 1500"),
+    "chained": (
+        "def c(x):\n    return 'a' * 3000 if x == 1 else 1\n",
+        "assert c(1) == 'a' * 3000\n    assert c('a' * 3000) == 1",
+    ),
+}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", list(_LONG_ANSWERS))
+def test_a_correct_answer_longer_than_a_small_output_limit_is_accepted(
+    one_sandbox: SandboxPool, name: str
+) -> None:
+    code, body = _LONG_ANSWERS[name]
+    assert plan(_check(body), "c") is not None
+    result = _assert_job(one_sandbox, code, _check(body), output_limit_kb=1)
+    assert result.verdict is Verdict.AC, result.tests

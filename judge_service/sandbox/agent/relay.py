@@ -33,7 +33,7 @@ class CallFeeder:
         named = dict(zip(CHILD_FDS, fds, strict=False))
         self.result_fd, self.tests_fd = named["result"], named["tests"]
         self.token = request["token"].encode()
-        self.limit = int(request["rlimits"]["fsize"])
+        self.limit = int(request.get("answers_limit") or request["rlimits"]["fsize"])
         self.calls_in, self.calls_out = os.pipe()
         self.answers_in, self.answers_out = os.pipe()
         self.child_fds = list(fds)
