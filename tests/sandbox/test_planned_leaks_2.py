@@ -173,3 +173,27 @@ def test_a_correct_answer_longer_than_a_small_output_limit_is_accepted(
     assert plan(_check(body), "c") is not None
     result = _assert_job(one_sandbox, code, _check(body), output_limit_kb=1)
     assert result.verdict is Verdict.AC, result.tests
+
+
+# (calls, KB of each call's argument, KB of each answer): more calls are handed over at once
+# than the calls pipe holds (64 KB). The relay wrote them with a blocking write while the
+# program, which had read a part, blocked writing answers the relay was not reading: an honest
+# program was held to the wall clock (TLE, 4 ms of CPU).
+_FULL_PIPES = {"20-calls-of-5-kb": (20, 5, 10), "60-of-2-kb": (60, 2, 4), "4-of-40-kb": (4, 40, 40)}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", list(_FULL_PIPES))
+def test_calls_and_answers_larger_than_the_pipes_do_not_deadlock(
+    one_sandbox: SandboxPool, name: str
+) -> None:
+    calls, argument_kb, answer_kb = _FULL_PIPES[name]
+    body = "\n    ".join(
+        f"assert c('y' * {argument_kb << 10} + '{index}') == 'x' * {answer_kb << 10}"
+        for index in range(calls)
+    )
+    planned = plan(_check(body), "c")
+    assert planned is not None and not any(planned[2]), "the calls must go over at once"
+    code = f"def c(s):\n    return 'x' * {answer_kb << 10}\n"
+    result = _assert_job(one_sandbox, code, _check(body), time_limit_ms=1000)
+    assert result.verdict is Verdict.AC, result.tests
