@@ -92,7 +92,15 @@ def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]
             return None
         release_after = _release_after(calls, checks)
         return "\n".join(_json(call) for call in calls), _json(checks), release_after
-    except (_NotSimple, NotPlainData, ArithmeticError, ValueError, TypeError, RecursionError):
+    except (
+        _NotSimple,
+        NotPlainData,
+        ArithmeticError,
+        ValueError,
+        TypeError,
+        RecursionError,
+        MemoryError,
+    ):
         return None
 
 
