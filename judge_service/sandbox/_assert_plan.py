@@ -83,6 +83,8 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] |
 
 
 def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+    if not _names_are_the_programs(tree):
+        return None
     calls: list[list[Any]] = []
     checks: list[list[Any]] = []
     try:
@@ -128,6 +130,29 @@ def _release_after(calls: list[Any], checks: list[Any]) -> tuple[int, ...]:
     except TooCostly:
         return tuple(range(len(calls)))
     return tuple(release_after)
+
+
+def _names_are_the_programs(tree: ast.Module) -> bool:
+    """Whether the runner would call what a plan calls: one ``check`` (the runner calls the
+    last one defined; a plan of both judged a right program by an overridden check, WA where
+    the runner said AC), and no top-level assertion calling a name the test imports or
+    assigns (the runner calls the test's own ``sqrt``, a plan the program's)."""
+    if sum(isinstance(node, ast.FunctionDef) and node.name == "check" for node in tree.body) > 1:
+        return False
+    bound: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.Assign):
+            bound |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    called = {
+        call.func.id
+        for node in tree.body
+        if isinstance(node, ast.Assert)
+        for call in ast.walk(node.test)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    }
+    return not (called & bound or (called and "*" in bound))
 
 
 def _top_level(node: ast.stmt, entry_point: str, calls: list[Any], checks: list[Any]) -> None:

@@ -197,3 +197,26 @@ def test_calls_and_answers_larger_than_the_pipes_do_not_deadlock(
     code = f"def c(s):\n    return 'x' * {answer_kb << 10}\n"
     result = _assert_job(one_sandbox, code, _check(body), time_limit_ms=1000)
     assert result.verdict is Verdict.AC, result.tests
+
+
+# Tests the runner reads otherwise than a plan did: it calls the last ``check`` defined, and a
+# top-level assertion's name as the test binds it. Planned, a right program was WA.
+_RUNNERS_OWN = {
+    "overridden-check": (
+        "def check(c):\n    assert c(1) == 999\n\ndef check(c):\n    assert c(1) == 2\n"
+    ),
+    "imported-name": "from math import sqrt\nassert sqrt(4) == 2.0\nassert c(1) == 2\n",
+    "star-import": "from math import *\nassert sqrt(4) == 2.0\nassert c(1) == 2\n",
+}
+
+
+@pytest.mark.parametrize("name", list(_RUNNERS_OWN))
+def test_tests_whose_names_are_not_the_programs_are_left_to_the_runner(name: str) -> None:
+    assert plan(_RUNNERS_OWN[name], "c") is None
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", list(_RUNNERS_OWN))
+def test_a_right_program_passes_what_the_runner_passes(one_sandbox: SandboxPool, name: str) -> None:
+    result = _assert_job(one_sandbox, "def c(x):\n    return x + 1\n", _RUNNERS_OWN[name])
+    assert result.verdict is Verdict.AC, result.tests
