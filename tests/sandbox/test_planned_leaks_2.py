@@ -220,3 +220,33 @@ def test_tests_whose_names_are_not_the_programs_are_left_to_the_runner(name: str
 def test_a_right_program_passes_what_the_runner_passes(one_sandbox: SandboxPool, name: str) -> None:
     result = _assert_job(one_sandbox, "def c(x):\n    return x + 1\n", _RUNNERS_OWN[name])
     assert result.verdict is Verdict.AC, result.tests
+
+
+# Held (no change needed): a program that kills its zygote after a wrong answer is never AC,
+# and the next job in the warm sandbox is judged as usual (RE 5 of 5 for each, next job AC).
+_KILLS = {
+    "sigkill": "os.kill(os.getppid(), signal.SIGKILL)",
+    "real-time": "os.kill(os.getppid(), signal.SIGRTMIN + 3)",
+    "group": "os.killpg(os.getpgid(os.getppid()), signal.SIGRTMIN)",
+}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", list(_KILLS))
+def test_killing_the_zygote_after_a_wrong_answer_is_not_accepted(
+    one_sandbox: SandboxPool, name: str
+) -> None:
+    code = f"""
+    import os, signal, time
+    def c(x):
+        if x == 2:
+            os.write(3, b'["return", 99, [null]]\\n')
+            {_KILLS[name]}
+            time.sleep(0.2)
+        return x + 1
+    """
+    check = _check("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
+    result = _assert_job(one_sandbox, code, check)
+    assert result.verdict in (Verdict.WA, Verdict.RE), result.tests
+    honest = _assert_job(one_sandbox, "def c(x):\n    return x + 1\n", check)
+    assert honest.verdict is Verdict.AC, honest.tests
