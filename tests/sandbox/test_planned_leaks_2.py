@@ -250,3 +250,32 @@ def test_killing_the_zygote_after_a_wrong_answer_is_not_accepted(
     assert result.verdict in (Verdict.WA, Verdict.RE), result.tests
     honest = _assert_job(one_sandbox, "def c(x):\n    return x + 1\n", check)
     assert honest.verdict is Verdict.AC, honest.tests
+
+
+# A program that ignores SIGXFSZ and writes answers past the limit gets no more calls; what it
+# did then decided its verdict: RE when it exited, TLE when it slept or spun (both for the
+# output). The relay now says the output went past the limit: OLE.
+_AFTER_THE_LIMIT = {
+    "exits": "pass",
+    "sleeps": "time.sleep(100)",
+    "spins": "while True: os.write(3, b'x' * 65536)",
+}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", list(_AFTER_THE_LIMIT))
+def test_answers_past_the_limit_are_ole_whatever_the_program_does_next(
+    one_sandbox: SandboxPool, name: str
+) -> None:
+    code = f"""
+    import os, signal, time
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    def c(x):
+        if x == 2:
+            os.write(3, b'x' * (2 << 20))
+            {_AFTER_THE_LIMIT[name]}
+        return x + 1
+    """
+    check = _check("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
+    result = _assert_job(one_sandbox, code, check, time_limit_ms=1000, output_limit_kb=64)
+    assert result.verdict is Verdict.OLE, result.tests

@@ -41,6 +41,9 @@ class CallFeeder:
         os.set_blocking(self.calls_out, False)
         self.pending = bytearray()  # deleting from its front moves no bytes
         self.closing = False
+        # The answers went past the limit (SIGXFSZ sent): a program that ignores it ends by
+        # exiting, sleeping or spinning, but the output is what stopped it (OLE).
+        self.over_limit = False
         self.answers_in, self.answers_out = os.pipe()
         self.child_fds = list(fds)
         self.child_fds[CHILD_FDS.index("result")] = self.answers_out
@@ -63,6 +66,7 @@ class CallFeeder:
             calls = [call for call in read_all(self.tests_fd).split(b"\n") if call]
             exited = os.pidfd_open(pid)
             if self._copy_answers(exited, calls) > self.limit:
+                self.over_limit = True
                 os.kill(pid, signal.SIGXFSZ)  # as the file-size limit would have
                 self.pending.clear()
                 self._send([], last=True)
