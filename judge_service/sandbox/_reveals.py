@@ -8,9 +8,10 @@ program an earlier answer. Equality alone missed the forms a program can read ju
 check), ``12345`` inside ``"id-12345"``, a float within the check's tolerance, or a one- or
 two-character string inside a longer one; each let a wrong program pass. So did, later: a dict
 as its list of pairs (and back), a string as its characters or words, bytes as text (and
-back), and a container written out in a string when one of its items had more than one
-spelling (``[1.5, 2.0]`` in ``"1.5 2.0"``, ``[[1, 2], [3]]`` or a dict as printed). This errs on
-the side of waiting: a false match costs a hand-over per answer, a missed one a reward.
+back), a number for its text (``42`` after ``== '42'``), and a container written out in a
+string when one of its items had more than one spelling (``[1.5, 2.0]`` in ``"1.5 2.0"``,
+``[[1, 2], [3]]`` or a dict as printed). This errs on the side of waiting: a false match costs
+a hand-over per answer, a missed one a reward.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ def _reveals(
     value = _as_text(value)
     if _near(value, wanted, tolerance):
         return True
+    if _is_number(value) and isinstance(wanted, str):
+        # '42' expected and 42 passed later: the text of the number
+        return wanted.lstrip("+") in (str(value), *_scalar_spellings(value))
     if isinstance(value, str):
         budget.spend(sum(map(len, spellings)) * (len(value) // _CHARACTERS_PER_STEP))
         return bool(spellings) and all(any(text in value for text in texts) for texts in spellings)

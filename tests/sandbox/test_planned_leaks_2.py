@@ -35,6 +35,7 @@ HIDDEN_CHAINS = {
     "text-for-bytes": "assert c(7) == b'secret'\n    assert c('secret') == 14",
     "floats-in-a-string": "assert c(7) == [1.5, 2.0]\n    assert c('1.5 2.0') == 14",
     "nested-in-a-string": "assert c(7) == [[1, 2], [3, 4]]\n    assert c('[[1, 2], [3, 4]]') == 14",
+    "number-for-its-text": "assert c(7) == '-42'\n    assert c(-42) == 14",
     "dict-in-a-string": "assert c(7) == {'k': 12345}\n    assert c(\"{'k': 12345}\") == 14",
 }
 
