@@ -26,18 +26,25 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextvars
 import json
 import operator
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from judge_service.sandbox._reveals import reveals
+from judge_service.sandbox._reveals import Budget, TooCostly, reveals
 from judge_service.sandbox.agent.plain import NotPlainData, to_wire
 from judge_service.sandbox.agent.planned import WRAPPERS
 
 MAX_PLAN_CALLS = 1000
 MAX_FOLDED_ITEMS = 1 << 20
+# Items folded into sequences so far by the plan being made (all of a test's literals together:
+# a bound per operation alone let ``[0] * 1048576 + [0] * 1048576 + ...`` build gigabytes).
+_FOLDED: contextvars.ContextVar[list[int]] = contextvars.ContextVar("folded")
+# Steps (about a microsecond each) the search for chains may take per test; past it every call
+# waits for the answers before it, as with the runner.
+MAX_CHAIN_SEARCH_STEPS = 100_000
 _APPROX_OPERATORS = {ast.Lt: "approx<", ast.LtE: "approx<="}
 _IDENTITIES = (None, True, False)
 _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -68,6 +75,16 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] |
         tree = ast.parse(test_code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
+    folded = _FOLDED.set([0])
+    try:
+        return _plan(tree, entry_point)
+    finally:
+        _FOLDED.reset(folded)
+
+
+def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+    if not _names_are_the_programs(tree):
+        return None
     calls: list[list[Any]] = []
     checks: list[list[Any]] = []
     try:
@@ -77,7 +94,15 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] |
             return None
         release_after = _release_after(calls, checks)
         return "\n".join(_json(call) for call in calls), _json(checks), release_after
-    except (_NotSimple, NotPlainData, ArithmeticError, ValueError, TypeError, RecursionError):
+    except (
+        _NotSimple,
+        NotPlainData,
+        ArithmeticError,
+        ValueError,
+        TypeError,
+        RecursionError,
+        MemoryError,
+    ):
         return None
 
 
@@ -89,15 +114,45 @@ def _release_after(calls: list[Any], checks: list[Any]) -> tuple[int, ...]:
     ``f(13)``: a chain of tests; or ``(4, 9)`` after ``== [4, 9]``, see :mod:`._reveals`),
     which would give the program the answer before its turn: such a call waits for the answers
     up to that check. Booleans and ``None`` tell nothing and do not count.
+
+    The search is quadratic (every check against every later call): past its budget, every
+    call waits for all the answers before it, which is the runner's hand-over.
     """
     release_after = [0] * len(calls)
-    for index, kind, expected, tolerance, *_ in checks:
-        if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
-            continue
-        for later in range(index + 1, len(calls)):
-            if reveals(calls[later][1], expected, tolerance):
-                release_after[later] = max(release_after[later], index + 1)
+    budget = Budget(MAX_CHAIN_SEARCH_STEPS)
+    try:
+        for index, kind, expected, tolerance, *_ in checks:
+            if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
+                continue
+            for later in range(index + 1, len(calls)):
+                if reveals(calls[later][1], expected, tolerance, budget):
+                    release_after[later] = max(release_after[later], index + 1)
+    except TooCostly:
+        return tuple(range(len(calls)))
     return tuple(release_after)
+
+
+def _names_are_the_programs(tree: ast.Module) -> bool:
+    """Whether the runner would call what a plan calls: one ``check`` (the runner calls the
+    last one defined; a plan of both judged a right program by an overridden check, WA where
+    the runner said AC), and no top-level assertion calling a name the test imports or
+    assigns (the runner calls the test's own ``sqrt``, a plan the program's)."""
+    if sum(isinstance(node, ast.FunctionDef) and node.name == "check" for node in tree.body) > 1:
+        return False
+    bound: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.Assign):
+            bound |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    called = {
+        call.func.id
+        for node in tree.body
+        if isinstance(node, ast.Assert)
+        for call in ast.walk(node.test)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    }
+    return not (called & bound or (called and "*" in bound))
 
 
 def _top_level(node: ast.stmt, entry_point: str, calls: list[Any], checks: list[Any]) -> None:
@@ -254,11 +309,19 @@ def _check_size(operation: ast.operator, left: Any, right: Any) -> None:
             raise _NotSimple
         if type(left) is int and abs(left) > 1 << 64:
             raise _NotSimple
+    size = 0
     if isinstance(operation, ast.Mult) and not (type(left) in numbers and type(right) in numbers):
         count = right if type(left) not in numbers else left
         sequence = left if type(left) not in numbers else right
-        if type(count) is not int or len(sequence) * max(count, 0) > MAX_FOLDED_ITEMS:
+        if type(count) is not int:
             raise _NotSimple
+        size = len(sequence) * max(count, 0)
+    elif isinstance(operation, ast.Add) and type(left) not in numbers:
+        size = len(left) + len(right)
+    folded = _FOLDED.get()
+    folded[0] += size
+    if size > MAX_FOLDED_ITEMS or folded[0] > MAX_FOLDED_ITEMS:
+        raise _NotSimple
 
 
 def _is_abs_difference(node: ast.expr) -> bool:

@@ -405,9 +405,10 @@ class Agent:
             self.processes.clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
-            # A planned assert test's values come back in the result (bounded, like stdout, by
-            # the file-size limit); other harness results are one short record.
-            result_limit = limits["output_bytes"] + 1 if "plan" in test else RESULT_LIMIT
+            # A planned assert test's values come back in the result (bounded by the file-size
+            # limit, or RESULT_LIMIT when larger: see _zygote_run); other harness results are
+            # one short record.
+            result_limit = rlimits(limits)["fsize"] if "plan" in test else RESULT_LIMIT
             harness = (
                 workdir.read_memfd(result, max(result_limit, RESULT_LIMIT)) if harnessed else b""
             )
@@ -495,13 +496,18 @@ class Agent:
     ) -> ProcessWatch:
         assert self.processes.zygote is not None
         mode = "calls" if "plan" in test else job["mode"]
+        kernel_limits = rlimits(job["limits"])
         request = {
             "op": "spawn",
             "mode": mode,
             "release_after": test["plan"][2] if mode == "calls" else [],
+            # A planned test's answers are the runner's values, not the program's output: a
+            # correct answer longer than a small output limit was OLE here and AC with the
+            # runner. They get at least what any harness result gets (read as much below).
+            "answers_limit": max(kernel_limits["fsize"], RESULT_LIMIT),
             "entry_point": job.get("entry_point") or "",
             "token": token,
-            "rlimits": rlimits(job["limits"]),
+            "rlimits": kernel_limits,
             "cwd": "/work",
             "env": job["run"]["env"],
             "argv0": job["run"]["argv0"],

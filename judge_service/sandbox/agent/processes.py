@@ -307,6 +307,10 @@ class JudgeProcesses:
             watch.lost = HELPER_LOST
             return watch
         watch.status = report["status"]
+        if report.get("output"):
+            # The zygote's relay took the program's answers past the limit: what the program
+            # did after (ignoring SIGXFSZ, it exited, slept or spun) is not what stopped it.
+            watch.killed_for = "output"
         watch.cpu_ms = max(report["cpu_ms"] + watch.orphan_cpu_ms, watch.job_cpu_ms)
         if not runner:  # a runner's peak is its own or its child's: not the program's alone
             watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])

@@ -33,8 +33,17 @@ class CallFeeder:
         named = dict(zip(CHILD_FDS, fds, strict=False))
         self.result_fd, self.tests_fd = named["result"], named["tests"]
         self.token = request["token"].encode()
-        self.limit = int(request["rlimits"]["fsize"])
+        self.limit = int(request.get("answers_limit") or request["rlimits"]["fsize"])
         self.calls_in, self.calls_out = os.pipe()
+        # Calls handed over wait here for room in the pipe: a blocking write of more calls than
+        # the pipe holds, while the program blocked on writing answers this process was not
+        # reading, held an honest program to the wall clock (TLE).
+        os.set_blocking(self.calls_out, False)
+        self.pending = bytearray()  # deleting from its front moves no bytes
+        self.closing = False
+        # The answers went past the limit (SIGXFSZ sent): a program that ignores it ends by
+        # exiting, sleeping or spinning, but the output is what stopped it (OLE).
+        self.over_limit = False
         self.answers_in, self.answers_out = os.pipe()
         self.child_fds = list(fds)
         self.child_fds[CHILD_FDS.index("result")] = self.answers_out
@@ -57,7 +66,9 @@ class CallFeeder:
             calls = [call for call in read_all(self.tests_fd).split(b"\n") if call]
             exited = os.pidfd_open(pid)
             if self._copy_answers(exited, calls) > self.limit:
+                self.over_limit = True
                 os.kill(pid, signal.SIGXFSZ)  # as the file-size limit would have
+                self.pending.clear()
                 self._send([], last=True)
                 self._discard_until(exited)
         except OSError:
@@ -82,9 +93,14 @@ class CallFeeder:
         written = os.write(self.result_fd, self.token + b"\n")
         lines = released = 0
         while True:
-            readable = select.select([self.answers_in, exited], [], [])[0]
+            waiting = [self.calls_out] if self.pending else []
+            readable, writable, _ = select.select([self.answers_in, exited], waiting, [])
+            if writable:
+                self._flush()
+            if not readable:
+                continue
             data = os.read(self.answers_in, 1 << 16) if self.answers_in in readable else b""
-            if not data and (exited in readable or self.answers_in in readable):
+            if not data:
                 return written
             if written + len(data) > self.limit:
                 return written + len(data)
@@ -106,13 +122,23 @@ class CallFeeder:
     def _send(self, calls: list[bytes], last: bool) -> None:
         if self.calls_out < 0:
             return
+        if calls:
+            self.pending += b"\n".join(calls) + b"\n"
+        self.closing = self.closing or last
+        self._flush()
+
+    def _flush(self) -> None:
+        """Writes what the pipe has room for; closes it after the last call (no more calls:
+        the program says it is done)."""
         try:
-            if calls:
-                os.write(self.calls_out, b"\n".join(calls) + b"\n")
+            while self.pending:
+                del self.pending[: os.write(self.calls_out, self.pending)]
+        except BlockingIOError:
+            return
         except BrokenPipeError:
-            pass
-        if last:
-            os.close(self.calls_out)  # no more calls: the program says it is done
+            self.pending.clear()
+        if self.closing and not self.pending:
+            os.close(self.calls_out)
             self.calls_out = -1
 
 

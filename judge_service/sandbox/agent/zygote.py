@@ -104,8 +104,8 @@ def main() -> None:
             feeder.program_ended()
         cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000.0
         control.send(
-            b'{"op": "exit", "pid": %d, "status": %d, "cpu_ms": %r, "maxrss_kb": %d}'
-            % (pid, status, cpu_ms, usage.ru_maxrss)
+            b'{"op": "exit", "pid": %d, "status": %d, "cpu_ms": %r, "maxrss_kb": %d, "output": %d}'
+            % (pid, status, cpu_ms, usage.ru_maxrss, bool(feeder and feeder.over_limit))
         )
 
 
