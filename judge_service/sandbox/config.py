@@ -57,6 +57,14 @@ class SandboxConfig(BaseSettings):
     )
     sandbox_user: str = Field("65534:65534", description="Non-root uid:gid sandboxes run as.")
     sandbox_start_timeout_s: float = Field(60.0, gt=0, description="Container start deadline.")
+    sandbox_channel_dir: str | None = Field(
+        None,
+        description="Where the host makes each sandbox's two FIFOs (frames past Docker's attach "
+        "stream; see sandbox/_channel.py), a path the Docker daemon sees at the same place "
+        "(default: the temporary directory). A judge in a container of its own (the compose "
+        "worker) shares one with the host. Where the FIFOs cannot be had, frames use the "
+        "attach stream.",
+    )
     image_prefix: str = Field("judge-sandbox-", description="Sandbox images are PREFIX<language>.")
     max_source_bytes: int = Field(1 << 20, ge=1, description="Largest accepted source code.")
     max_tests: int = Field(1000, ge=1, description="Most tests in one job.")

@@ -1,8 +1,9 @@
 """One warm sandbox: a hardened container whose PID 1 is the judging agent.
 
-The host talks to the agent over the container's attached stdin/stdout (one Docker attach
-stream for the container's whole life), so no container start and no ``docker exec`` happens
-per job or per test.
+The host starts the agent over the container's attached stdin (one Docker attach stream for the
+container's whole life, which also carries the agent's stderr), then talks to it over two
+FIFOs that bypass Docker (:mod:`._channel`), or over the attach stream where those cannot be
+made. No container start and no ``docker exec`` happens per job or per test.
 """
 
 from __future__ import annotations
@@ -13,17 +14,22 @@ import socket
 import struct
 import time
 from collections import deque
+from typing import Any
 
 import docker
 import docker.errors
+from docker.models.containers import Container
 
 from judge_service.sandbox import _bundle
+from judge_service.sandbox._channel import FifoChannel
 from judge_service.sandbox.agent import wire
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxTimeout, SandboxUnavailable
 from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB
 
 DOCKER_STREAM_HEADER = struct.Struct(">BxxxI")
+# How long a crashed agent's last words may take to come through Docker's attach stream.
+STDERR_GRACE_S = 1.0
 STDOUT, STDERR = 1, 2
 SANDBOX_LABEL = "org.judge.sandbox"
 OWNER_LABEL = "org.judge.owner"
@@ -48,34 +54,9 @@ class Sandbox:
         self._pending = bytearray()
         self._frames = bytearray()
         bundle = _bundle.agent_bundle()
+        self._channel = FifoChannel.create(settings.sandbox_user, settings.sandbox_channel_dir)
         try:
-            self._container = client.containers.create(
-                image=image_id,
-                command=_bundle.boot_argv(bundle, _bundle.AGENT_MODULE, site=False),
-                name=f"judge-{language}-{os.getpid()}-{next(_serial)}-{os.urandom(3).hex()}",
-                labels={SANDBOX_LABEL: "1", OWNER_LABEL: OWNER, "org.judge.language": language},
-                user=settings.sandbox_user,
-                network_mode="none",
-                read_only=True,
-                tmpfs={
-                    "/work": f"rw,exec,nosuid,nodev,size={settings.sandbox_work_mb}m,mode=1777",
-                    "/tmp": f"rw,exec,nosuid,nodev,size={settings.sandbox_tmp_mb}m,mode=1777",
-                },
-                shm_size="64m",
-                ipc_mode="private",
-                sysctls=ipc_sysctls(settings),
-                # The agent reads its own cgroup's memory.stat for the shared memory of a test.
-                cgroupns="private",
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
-                pids_limit=settings.sandbox_pids_limit,
-                mem_limit=f"{settings.sandbox_memory_mb}m",
-                memswap_limit=f"{settings.sandbox_memory_mb}m",
-                working_dir="/work",
-                environment={"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
-                stdin_open=True,
-                detach=True,
-            )
+            self._container = self._create(client, image_id, bundle, settings)
             attached = self._container.attach_socket(
                 params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
             )
@@ -89,7 +70,10 @@ class Sandbox:
                 "zygote_bundle": zygote.decode(),
                 "zygote_argv": _bundle.boot_argv(zygote, _bundle.ZYGOTE_MODULE, site=True),
             }
+            if self._channel:
+                init["channel"] = self._channel.agent_paths()
             ready, _ = self.request(init, timeout=settings.sandbox_start_timeout_s)
+            self._take_channel(ready)
         except docker.errors.DockerException as error:
             self.close()
             raise SandboxUnavailable(f"cannot start a {language} sandbox: {error}") from error
@@ -101,23 +85,96 @@ class Sandbox:
             raise SandboxCrashed(f"{language} sandbox agent did not start: {ready}")
         self.id: str = self._container.id or ""
 
+    def _create(
+        self,
+        client: docker.DockerClient,
+        image_id: str,
+        bundle: bytes,
+        settings: SandboxConfig,
+    ) -> Container:
+        """The container, with the channel's directory mounted; without it (frames then use the
+        attach stream) when Docker cannot mount it, as a daemon that does not see the host's
+        directory cannot."""
+        language = self.language
+        options: dict[str, Any] = dict(
+            image=image_id,
+            command=_bundle.boot_argv(bundle, _bundle.AGENT_MODULE, site=False),
+            name=f"judge-{language}-{os.getpid()}-{next(_serial)}-{os.urandom(3).hex()}",
+            labels={SANDBOX_LABEL: "1", OWNER_LABEL: OWNER, "org.judge.language": language},
+            user=settings.sandbox_user,
+            network_mode="none",
+            read_only=True,
+            tmpfs={
+                "/work": f"rw,exec,nosuid,nodev,size={settings.sandbox_work_mb}m,mode=1777",
+                "/tmp": f"rw,exec,nosuid,nodev,size={settings.sandbox_tmp_mb}m,mode=1777",
+            },
+            shm_size="64m",
+            ipc_mode="private",
+            sysctls=ipc_sysctls(settings),
+            # The agent reads its own cgroup's memory.stat for the shared memory of a test.
+            cgroupns="private",
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            pids_limit=settings.sandbox_pids_limit,
+            mem_limit=f"{settings.sandbox_memory_mb}m",
+            memswap_limit=f"{settings.sandbox_memory_mb}m",
+            working_dir="/work",
+            environment={"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
+            stdin_open=True,
+            detach=True,
+        )
+        if self._channel:
+            try:
+                return client.containers.create(**options, mounts=self._channel.docker_mounts())
+            except docker.errors.APIError as error:
+                if error.status_code != 400:
+                    raise
+                self._channel.close()
+                self._channel = None
+        return client.containers.create(**options)
+
     def request(
         self, header: wire.HostFrame, blob: bytes = b"", *, timeout: float
     ) -> tuple[wire.AgentFrame, bytes]:
         """Send one frame and wait for the agent's answer (SandboxTimeout past ``timeout``)."""
-        try:
-            self._socket.sendall(wire.encode(header, blob))
-        except OSError as error:
-            raise SandboxCrashed(f"{self.language} sandbox is gone: {error}") from error
         deadline = time.monotonic() + timeout
+        frame = wire.encode(header, blob)
+        if self._channel and self._channel.connected:
+            try:
+                self._channel.send(frame, deadline)
+            except TimeoutError as error:
+                raise SandboxTimeout(f"{self.language} sandbox did not take a job") from error
+            except OSError as error:
+                raise SandboxCrashed(f"{self.language} sandbox is gone: {error}") from error
+        else:
+            try:
+                self._socket.sendall(frame)
+            except OSError as error:
+                raise SandboxCrashed(f"{self.language} sandbox is gone: {error}") from error
         header_size, blob_size = wire.sizes(self._read_stdout(wire.PREFIX.size, deadline))
         reply = wire.agent_frame(self._read_stdout(header_size, deadline))
         return reply, self._read_stdout(blob_size, deadline)
+
+    def _take_channel(self, ready: wire.AgentFrame) -> None:
+        """Frames go over the FIFOs from now on if the agent opened them; else the files go."""
+        if not self._channel:
+            return
+        if ready.get("op") == "ready" and ready.get("channel") == "fifo":
+            try:
+                self._channel.connect()
+                return
+            except OSError as error:
+                raise SandboxCrashed(f"{self.language} sandbox channel failed: {error}") from error
+        self._channel.close()
+        self._channel = None
 
     def diagnostics(self) -> str:
         return b"".join(self._stderr).decode("utf-8", "replace")[-4000:]
 
     def close(self) -> None:
+        channel = getattr(self, "_channel", None)
+        if channel is not None:
+            channel.close()
         container = getattr(self, "_container", None)
         for closable in (getattr(self, "_attached", None), getattr(self, "_socket", None)):
             try:
@@ -139,6 +196,31 @@ class Sandbox:
         return data
 
     def _fill(self, deadline: float) -> None:
+        if self._channel and self._channel.connected:
+            try:
+                chunk = self._channel.receive(deadline)
+            except TimeoutError as error:
+                raise SandboxTimeout(f"{self.language} sandbox did not answer in time") from error
+            except OSError as error:
+                raise SandboxCrashed(f"{self.language} sandbox channel failed: {error}") from error
+            if not chunk:
+                self._collect_stderr(time.monotonic() + STDERR_GRACE_S)
+                raise SandboxCrashed(
+                    f"{self.language} sandbox agent exited; its stderr: {self.diagnostics()!r}"
+                )
+            self._frames += chunk
+            return
+        self._fill_from_attach(deadline)
+
+    def _collect_stderr(self, deadline: float) -> None:
+        """What the agent wrote to stderr before it ended, from the attach stream."""
+        try:
+            while True:
+                self._fill_from_attach(deadline)
+        except (SandboxTimeout, SandboxCrashed):
+            pass
+
+    def _fill_from_attach(self, deadline: float) -> None:
         """Read from the Docker attach stream and demultiplex it into stdout and stderr."""
         remaining = deadline - time.monotonic()
         if remaining <= 0:

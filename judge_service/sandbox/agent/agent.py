@@ -49,14 +49,15 @@ JUDGE_MEMORY_KB = 128 << 10
 
 
 class Protocol:
-    """Length-prefixed frames over the container's stdin and stdout."""
+    """Length-prefixed frames: the container's stdin and stdout, or the host's two FIFOs."""
 
-    def __init__(self) -> None:
+    def __init__(self, read_fd: int = 0, write_fd: int = 1) -> None:
         self.buffer = bytearray()
+        self.read_fd, self.write_fd = read_fd, write_fd
 
     def read_exact(self, size: int) -> bytes:
         while len(self.buffer) < size:
-            chunk = os.read(0, max(1 << 16, size - len(self.buffer)))
+            chunk = os.read(self.read_fd, max(1 << 16, size - len(self.buffer)))
             if not chunk:
                 raise EOFError("host closed the channel")
             self.buffer += chunk
@@ -69,11 +70,33 @@ class Protocol:
         header = wire.host_frame(self.read_exact(header_size))
         return header, self.read_exact(blob_size)
 
-    @staticmethod
-    def write(header: wire.AgentFrame, blob: bytes = b"") -> None:
+    def write(self, header: wire.AgentFrame, blob: bytes = b"") -> None:
         view = memoryview(wire.encode(header, blob))
         while view:
-            view = view[os.write(1, view) :]
+            view = view[os.write(self.write_fd, view) :]
+
+
+def open_channel(paths: wire.ChannelPaths | None) -> Protocol | None:
+    """The frames' protocol over the host's FIFOs, or None to stay on stdin and stdout.
+
+    Opened without waiting: the host holds a reader of from-agent (without one, the open
+    fails) and a writer of to-agent. Descriptors Python opens are not inherited: no helper or
+    program gets them, and the host removes the files once the ready frame says they are open.
+    """
+    if not paths:
+        return None
+    try:
+        write_fd = os.open(paths["from_agent"], os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        read_fd = os.open(paths["to_agent"], os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        os.close(write_fd)
+        return None
+    os.set_blocking(write_fd, True)
+    os.set_blocking(read_fd, True)
+    return Protocol(read_fd, write_fd)
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -92,8 +115,17 @@ def main() -> None:
     init, _ = protocol.read()
     if init["op"] != "init":
         raise SystemExit(f"the first frame must be init, not {init['op']!r}")
+    channel = open_channel(init.get("channel"))
     agent = Agent(init, LIBC)
-    protocol.write({"op": "ready", "pid": os.getpid(), "python": sys.version.split()[0]})
+    protocol.write(
+        {
+            "op": "ready",
+            "pid": os.getpid(),
+            "python": sys.version.split()[0],
+            "channel": "fifo" if channel else "stdio",
+        }
+    )
+    protocol = channel or protocol
     while True:
         try:
             header, blob = protocol.read()

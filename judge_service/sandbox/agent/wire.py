@@ -101,10 +101,18 @@ class DataEntry(TypedDict):
     size: int
 
 
+class ChannelPaths(TypedDict):
+    """The FIFOs the host made for the frames that follow (see ``_channel``)."""
+
+    to_agent: str
+    from_agent: str
+
+
 class InitFrame(TypedDict):
     op: Literal["init"]
     zygote_bundle: str  # empty: no zygote (only Python runs one)
     zygote_argv: list[str]
+    channel: NotRequired[ChannelPaths]
 
 
 class PingFrame(TypedDict):
@@ -150,6 +158,8 @@ class ReadyFrame(TypedDict):
     op: Literal["ready"]
     pid: int
     python: str
+    # "fifo": every later frame, both ways, goes over the init frame's channel.
+    channel: NotRequired[Literal["fifo", "stdio"]]
 
 
 class PongFrame(TypedDict):
