@@ -51,10 +51,13 @@ def _agent_ends(channel: FifoChannel) -> tuple[int, int]:
 
 
 def test_the_fifos_belong_to_the_sandbox_uid_alone(channel: FifoChannel) -> None:
-    for name in (TO_AGENT, FROM_AGENT, ""):
+    for name in (TO_AGENT, FROM_AGENT):
         status = os.stat(os.path.join(channel.directory, name))
         assert (status.st_uid, status.st_gid) == (65534, 65534)
         assert status.st_mode & 0o077 == 0, name
+    # The directory is root's, so that the sandbox's uid cannot swap a name in it.
+    status = os.stat(channel.directory)
+    assert status.st_uid == 0 and status.st_mode & 0o022 == 0
     (mount,) = channel.docker_mounts()
     assert (mount["Source"], mount["Target"]) == (channel.directory, "/run/judge")
     assert mount["Type"] == "bind" and mount["ReadOnly"] is True

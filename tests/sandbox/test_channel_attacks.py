@@ -1,0 +1,96 @@
+"""Attacks on the host's side of the FIFO channel (``_channel``) by a process of the sandbox's
+uid on the host (65534 is also the host's ``nobody``): between ``create`` and ``connect`` the
+channel's directory belonged to that uid, so it could swap ``to-agent`` for a file of its
+choosing, and ``connect`` (root) reopened the path: the job frames (code, inputs, expected
+outputs) went to wherever the swapped name pointed."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judge_service.sandbox._channel import FROM_AGENT, TO_AGENT, FifoChannel
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the FIFOs are made for root only")
+
+
+@pytest.fixture
+def channel() -> Iterator[FifoChannel]:
+    made = FifoChannel.create("65534:65534")
+    assert made is not None
+    yield made
+    made.close()
+
+
+def _as_sandbox_uid(action: object) -> bool:
+    """Run ``action`` in a child of uid 65534 (a host process of the sandbox's uid); True
+    when it completed."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            action()  # type: ignore[operator]
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _agent_ends(channel: FifoChannel) -> tuple[int, int]:
+    write_fd = os.open(os.path.join(channel.directory, FROM_AGENT), os.O_WRONLY | os.O_NONBLOCK)
+    read_fd = os.open(os.path.join(channel.directory, TO_AGENT), os.O_RDONLY | os.O_NONBLOCK)
+    return read_fd, write_fd
+
+
+def test_the_directory_is_not_the_sandbox_uids_to_change(channel: FifoChannel) -> None:
+    status = os.stat(channel.directory)
+    assert status.st_uid == 0 and not status.st_mode & 0o022
+    victim = os.path.join(channel.directory, TO_AGENT)
+    assert not _as_sandbox_uid(lambda: os.rename(victim, victim + ".old"))
+    assert not _as_sandbox_uid(lambda: os.unlink(victim))
+    assert stat.S_ISFIFO(os.stat(victim).st_mode)
+
+
+@pytest.mark.parametrize("swap", ["symlink-to-root-file", "fifo-of-its-own"])
+def test_a_swapped_to_agent_never_gets_the_frames(
+    channel: FifoChannel, tmp_path: Path, swap: str
+) -> None:
+    read_fd, write_fd = _agent_ends(channel)
+    victim = os.path.join(channel.directory, TO_AGENT)
+    target = tmp_path / "root-only"
+    target.write_bytes(b"root's file\n")
+    os.chmod(tmp_path, 0o755)
+    stolen_fd = -1
+
+    def symlink() -> None:
+        os.rename(victim, victim + ".old")
+        os.symlink(str(target), victim)
+
+    def own_fifo() -> None:
+        os.rename(victim, victim + ".old")
+        os.mkfifo(victim, 0o666)
+
+    # Where the directory still lets the sandbox's uid swap the name, it does.
+    swapped = _as_sandbox_uid(symlink if swap == "symlink-to-root-file" else own_fifo)
+    if swapped and swap == "fifo-of-its-own":
+        stolen_fd = os.open(victim, os.O_RDONLY | os.O_NONBLOCK)  # the thief's reader
+    try:
+        channel.connect()
+        channel.send(b"secret expected output", time.monotonic() + 2)
+        assert target.read_bytes() == b"root's file\n"
+        if stolen_fd >= 0:
+            with pytest.raises(BlockingIOError):
+                os.read(stolen_fd, 100)
+        assert os.read(read_fd, 100) == b"secret expected output"
+    finally:
+        for fd in (read_fd, write_fd, stolen_fd):
+            if fd >= 0:
+                os.close(fd)
