@@ -51,10 +51,15 @@ class FifoChannel:
         if owner is None or os.geteuid() != 0:
             return None
         try:
-            directory = tempfile.mkdtemp(prefix="judge-channel-", dir=parent)
+            outer = tempfile.mkdtemp(prefix="judge-channel-", dir=parent)
         except OSError:
             return None
+        # The FIFOs lie in a directory inside root's own (mode 0700): the container sees the
+        # inner one only, through its mount; no host process of the sandbox's uid (65534 is
+        # also the host's nobody) can reach them by path.
+        directory = os.path.join(outer, "channel")
         try:
+            os.mkdir(directory, 0o755)
             for name in (TO_AGENT, FROM_AGENT):
                 path = os.path.join(directory, name)
                 os.mkfifo(path, 0o600)
@@ -64,7 +69,7 @@ class FifoChannel:
             os.chmod(directory, 0o755)
             return cls(directory)
         except OSError:
-            shutil.rmtree(directory, ignore_errors=True)
+            shutil.rmtree(outer, ignore_errors=True)
             return None
 
     def docker_mounts(self) -> list[docker.types.Mount]:
@@ -92,7 +97,7 @@ class FifoChannel:
         self.remove_files()
 
     def remove_files(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
+        shutil.rmtree(os.path.dirname(self.directory), ignore_errors=True)
 
     def send(self, data: bytes, deadline: float) -> None:
         """Write all of ``data``: TimeoutError past ``deadline``, BrokenPipeError when the agent

@@ -246,7 +246,7 @@ def test_the_channel_directory_can_be_set(tmp_path: Path) -> None:
         assert result.verdict is Verdict.AC, result
         (box,) = _sandboxes(pool)
         assert box._channel is not None and box._channel.connected
-        assert Path(box._channel.directory).parent == tmp_path
+        assert Path(box._channel.directory).parent.parent == tmp_path
     assert not list(tmp_path.iterdir())
 
 

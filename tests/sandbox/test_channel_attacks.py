@@ -94,3 +94,19 @@ def test_a_swapped_to_agent_never_gets_the_frames(
         for fd in (read_fd, write_fd, stolen_fd):
             if fd >= 0:
                 os.close(fd)
+
+
+def test_no_host_process_of_the_sandbox_uid_can_open_the_fifos(channel: FifoChannel) -> None:
+    """Between create and connect (a container's start), a host process of uid 65534 that
+    opened the FIFOs would keep its descriptors past the files' removal: read every job frame
+    (expected outputs) or write verdicts. Root's directory around the FIFOs keeps it out."""
+    for name, flags in (
+        (TO_AGENT, os.O_RDONLY),
+        (FROM_AGENT, os.O_WRONLY),
+        (TO_AGENT, os.O_WRONLY),
+    ):
+        path = os.path.join(channel.directory, name)
+        opened = _as_sandbox_uid(lambda p=path, f=flags: os.open(p, f | os.O_NONBLOCK))
+        assert not opened, (name, flags)
+    outer = os.stat(os.path.dirname(channel.directory))
+    assert outer.st_uid == 0 and outer.st_mode & 0o077 == 0
