@@ -110,3 +110,62 @@ def test_no_host_process_of_the_sandbox_uid_can_open_the_fifos(channel: FifoChan
         assert not opened, (name, flags)
     outer = os.stat(os.path.dirname(channel.directory))
     assert outer.st_uid == 0 and outer.st_mode & 0o077 == 0
+
+
+@pytest.fixture
+def crowded() -> Iterator[None]:
+    """A busy judge: past 1024 descriptors (FD_SETSIZE), as hundreds of sandboxes with their
+    attach sockets, two FIFOs each, and Docker's connections make it (``ulimit -n`` allowing)."""
+    soft, hard = __import__("resource").getrlimit(__import__("resource").RLIMIT_NOFILE)
+    if soft < 1200:
+        pytest.skip("the descriptor limit stops short of FD_SETSIZE")
+    null = os.open("/dev/null", os.O_RDONLY)
+    held = [os.dup(null) for _ in range(1100)]
+    yield
+    for fd in [null, *held]:
+        os.close(fd)
+
+
+def test_a_silent_agent_is_a_time_out_past_fd_setsize(crowded: None) -> None:
+    made = FifoChannel.create("65534:65534")
+    assert made is not None and made._reader > 1024
+    try:
+        read_fd, write_fd = _agent_ends(made)
+        made.connect()
+        with pytest.raises(TimeoutError):
+            made.receive(time.monotonic() + 0.2)
+        os.write(write_fd, b"late")
+        assert made.receive(time.monotonic() + 1) == b"late"
+    finally:
+        made.close()
+
+
+def test_a_full_pipe_is_a_time_out_past_fd_setsize(crowded: None) -> None:
+    made = FifoChannel.create("65534:65534")
+    assert made is not None
+    try:
+        read_fd, write_fd = _agent_ends(made)
+        made.connect()
+        with pytest.raises(TimeoutError):
+            made.send(b"x" * (4 << 20), time.monotonic() + 0.2)
+        os.close(read_fd)
+        with pytest.raises(BrokenPipeError):
+            made.send(b"x" * (4 << 20), time.monotonic() + 1)
+        os.close(write_fd)
+    finally:
+        made.close()
+
+
+@pytest.mark.integration
+def test_a_crowded_judge_still_judges(crowded: None) -> None:
+    from judge_service.sandbox.config import SandboxConfig
+    from judge_service.sandbox.models import Job, Verdict
+    from judge_service.sandbox.pool import SandboxPool
+
+    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
+        tests = [{"input": f"{n}\n", "output": f"{2 * n}\n"} for n in range(3)]
+        job = Job(language="python", code="print(int(input()) * 2)", tests=tests)
+        result = pool.judge_many([job])[0]
+        assert result.verdict is Verdict.AC, result
+        (box,) = [box for language in pool._pools.values() for box in language.idle]
+        assert box._channel is not None and box._channel.connected
