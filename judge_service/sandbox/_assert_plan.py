@@ -62,7 +62,11 @@ class _NotSimple(Exception):
     """The test code does more than assert on calls with literal arguments."""
 
 
-@lru_cache(maxsize=4096)
+# Tests up to this size are remembered (HumanEval's largest is 5 KB): 4096 remembered tests of
+# many megabytes each, and their plans, would hold gigabytes of the host's memory.
+CACHED_TEST_BYTES = 64 << 10
+
+
 def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
     """``(calls, checks, release_after)``, or ``None`` when the runner must run the test.
 
@@ -71,6 +75,17 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] |
     wrapper]`` per assertion, in order; ``release_after[j]`` is how many answers the program
     must have given before the zygote hands it call ``j`` (see :func:`_release_after`).
     """
+    if len(test_code) <= CACHED_TEST_BYTES:
+        return _remembered_plan(test_code, entry_point)
+    return _parse_and_plan(test_code, entry_point)
+
+
+@lru_cache(maxsize=4096)
+def _remembered_plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+    return _parse_and_plan(test_code, entry_point)
+
+
+def _parse_and_plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
     try:
         tree = ast.parse(test_code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from judge_service.sandbox._assert_plan import plan
+from judge_service.sandbox._assert_plan import _remembered_plan, plan
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import Job, JobResult, Verdict
 from judge_service.sandbox.pool import SandboxPool
@@ -72,7 +72,7 @@ def _flat_calls(calls: int, items: int) -> str:
     ids=["100-nested-95", "1000-nested-95", "1000-lists-of-100"],
 )
 def test_planning_a_large_test_takes_a_bounded_time(test_code: str) -> None:
-    plan.cache_clear()
+    _remembered_plan.cache_clear()
     started = time.perf_counter()
     planned = plan(test_code, "f")
     elapsed = time.perf_counter() - started
@@ -92,7 +92,7 @@ def test_planning_a_large_test_takes_a_bounded_time(test_code: str) -> None:
     ids=["list-sum", "string-sum", "three-arguments"],
 )
 def test_folded_literals_are_bounded_for_the_whole_test(argument: str) -> None:
-    plan.cache_clear()
+    _remembered_plan.cache_clear()
     started = time.perf_counter()
     assert plan(_check(f"assert c({argument}) == 1"), "f") is None  # left to the runner
     assert time.perf_counter() - started < 1.0
@@ -280,3 +280,15 @@ def test_answers_past_the_limit_are_ole_whatever_the_program_does_next(
     check = _check("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
     result = _assert_job(one_sandbox, code, check, time_limit_ms=1000, output_limit_kb=64)
     assert result.verdict is Verdict.OLE, result.tests
+
+
+@pytest.mark.parametrize("kib", [65, 1024, 8192])
+def test_a_large_test_is_planned_but_not_remembered(kib: int) -> None:
+    """4096 remembered tests of megabytes each would hold gigabytes of the host's memory."""
+    _remembered_plan.cache_clear()
+    padding = "#" * (kib << 10)
+    planned = plan(_check(f"assert c(1) == 2\n{padding}"), "c")
+    assert planned is not None and planned[0] == '["c",[1]]'
+    assert _remembered_plan.cache_info().currsize == 0
+    assert plan(_check("assert c(1) == 2"), "c") == planned
+    assert _remembered_plan.cache_info().currsize == 1

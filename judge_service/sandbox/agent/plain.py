@@ -8,7 +8,10 @@ whose ``==`` the candidate cannot have touched.
 
 Wire form: JSON, with containers JSON lacks tagged as one-key objects (``{"tuple": [...]}``,
 ``{"set": [...]}``, ``{"frozenset": [...]}``, ``{"dict": [[key, value], ...]}``,
-``{"bytes": "latin-1 text"}``), so that every JSON object on the wire is a tag.
+``{"bytes": "latin-1 text"}``), so that every JSON object on the wire is a tag. An integer
+past Python's default 4300-digit limit on decimal conversion travels in hexadecimal
+(``{"int": "-1f..."}``): the agent decodes with that limit (decimal parsing is superlinear,
+and the program chooses the digits), and hexadecimal converts in linear time, unlimited.
 
 Standard library only: this module is sent into the sandboxes with the agent and the zygote.
 """
@@ -25,7 +28,9 @@ MAX_DEPTH = 1000
 # A message this short nests at most this deep (two bytes a level), well within this limit.
 SHALLOW_BYTES = 400
 SHALLOW_LIMIT = 1000
-_TAGS = ("tuple", "set", "frozenset", "dict", "bytes")
+_TAGS = ("tuple", "set", "frozenset", "dict", "bytes", "int")
+# Integers this wide have at most 4214 decimal digits: within the default conversion limit.
+DECIMAL_BITS = 14000
 
 
 class NotPlainData(TypeError):
@@ -46,13 +51,15 @@ def to_wire(value: Any, depth: int = 0) -> Any:
     """
     # type(), not isinstance(): an object can claim any class through a __class__ property.
     kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+    if kind is str or kind is float or kind is bool or value is None:
         return value
+    if kind is int:
+        return value if value.bit_length() <= DECIMAL_BITS else {"int": format(value, "x")}
     if depth >= MAX_DEPTH:
         raise NotPlainData(f"nested deeper than {MAX_DEPTH} levels")
     deeper = depth + 1
     if issubclass(kind, int):
-        return int.__index__(value)
+        return to_wire(int.__index__(value), deeper)
     if issubclass(kind, float):
         return float.__float__(value)
     if issubclass(kind, str):
@@ -138,6 +145,13 @@ def _untag(pairs: list[tuple[str, Any]]) -> Any:
     if len(pairs) != 1 or pairs[0][0] not in _TAGS:
         raise DecodeError("a JSON object that is not a tagged container")
     tag, items = pairs[0]
+    if tag == "int":
+        if not isinstance(items, str):
+            raise DecodeError("int must be a hexadecimal string")
+        try:
+            return int(items, 16)
+        except ValueError:
+            raise DecodeError("int must be a hexadecimal string") from None
     if tag == "bytes":
         if not isinstance(items, str):
             raise DecodeError("bytes must be a string")
