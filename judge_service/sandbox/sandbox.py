@@ -140,6 +140,7 @@ class Sandbox:
         deadline = time.monotonic() + timeout
         frame = wire.encode(header, blob)
         if self._channel and self._channel.connected:
+            self._drain_attach()
             try:
                 self._channel.send(frame, deadline)
             except TimeoutError as error:
@@ -236,6 +237,22 @@ class Sandbox:
             raise SandboxCrashed(
                 f"{self.language} sandbox agent exited; its stderr: {self.diagnostics()!r}"
             )
+        self._demultiplex(chunk)
+
+    def _drain_attach(self) -> None:
+        """Keep what the container wrote to its stderr since the last job (the agent's and its
+        helpers'), without waiting: frames go over the FIFOs, and a stream no one reads would
+        stop them (Docker holds 1-4 MB) once it was full."""
+        self._socket.setblocking(False)
+        try:
+            while chunk := self._socket.recv(1 << 20):
+                self._demultiplex(chunk)
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError as error:
+            raise SandboxCrashed(f"{self.language} sandbox stream failed: {error}") from error
+
+    def _demultiplex(self, chunk: bytes) -> None:
         self._pending += chunk
         while len(self._pending) >= DOCKER_STREAM_HEADER.size:
             stream, size = DOCKER_STREAM_HEADER.unpack_from(self._pending)

@@ -4,8 +4,10 @@ program, and the attach stream where the FIFOs cannot be had."""
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxTimeout
 from judge_service.sandbox.models import Job, Verdict
 from judge_service.sandbox.pool import SandboxPool
-from judge_service.sandbox.sandbox import Sandbox
+from judge_service.sandbox.sandbox import DOCKER_STREAM_HEADER, STDERR, Sandbox
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the FIFOs are made for root only")
 
@@ -277,3 +279,28 @@ def test_a_killed_or_frozen_sandbox_is_told_at_once_not_at_the_deadline() -> Non
         client.containers.get(frozen.id).unpause()
         frozen.close()
         killed.close()
+
+
+def test_the_attach_stream_is_drained_before_each_job() -> None:
+    """With frames on the FIFOs, the container's stderr still arrives on the attach stream; left
+    unread, a full stream (Docker holds 1-4 MB) would stop the agent and its helpers."""
+    ours, container = socket.socketpair()
+    sandbox = Sandbox.__new__(Sandbox)
+    sandbox.language = "python"
+    sandbox._socket, sandbox._pending, sandbox._frames = ours, bytearray(), bytearray()
+    sandbox._stderr = deque(maxlen=64)
+    line = b"warning from a helper\n" * 1000
+    frames = (DOCKER_STREAM_HEADER.pack(STDERR, len(line)) + line) * 400  # 8.8 MB
+    writer = threading.Thread(target=container.sendall, args=(frames,))
+    writer.start()
+    try:
+        while writer.is_alive():  # it blocks until drained: far more than a socket holds
+            sandbox._drain_attach()
+            writer.join(0.01)
+        sandbox._drain_attach()
+        assert sandbox.diagnostics().endswith("warning from a helper\n")
+        with pytest.raises(BlockingIOError):
+            ours.recv(1)  # nothing left unread
+    finally:
+        ours.close()
+        container.close()

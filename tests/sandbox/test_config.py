@@ -9,8 +9,8 @@ import pytest
 
 from judge_service.sandbox.config import SandboxConfig
 
-# The variables that configured the engine when they were fields of the service's Settings;
-# deployments set them, so each must keep its name.
+# The variables that configured the engine when they were fields of the service's Settings
+# (and those added since); deployments set them, so each must keep its name.
 ENGINE_VARIABLES = {
     "JUDGE_SANDBOXES_PER_LANGUAGE",
     "JUDGE_SANDBOX_MEMORY_MB",
@@ -20,6 +20,7 @@ ENGINE_VARIABLES = {
     "JUDGE_SANDBOX_TMP_MB",
     "JUDGE_SANDBOX_USER",
     "JUDGE_SANDBOX_START_TIMEOUT_S",
+    "JUDGE_SANDBOX_CHANNEL_DIR",
     "JUDGE_IMAGE_PREFIX",
     "JUDGE_MAX_SOURCE_BYTES",
     "JUDGE_MAX_TESTS",

@@ -158,8 +158,6 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
 
 def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: bool) -> None:
     os.setsid()
-    # Dumpable again: the user's process owns its /proc entries (oom_score_adj is written below).
-    _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     # The C function: signal.py's wrapper converts the old mask to enums, which in a fresh
     # child costs more than the system call.
     _signal.pthread_sigmask(_signal.SIG_SETMASK, ())
@@ -167,6 +165,9 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: b
     for target, name in enumerate(kept):
         os.dup2(named[name], target)
     os.closerange(len(kept), 65536)
+    # Dumpable again (the user's process owns its /proc entries: oom_score_adj is written
+    # below) only now that it holds the test's descriptors alone, none of the zygote's.
+    _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     rlimits = request["rlimits"]
     resource.setrlimit(resource.RLIMIT_CPU, (rlimits["cpu_s"], rlimits["cpu_s"] + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (rlimits["fsize"], rlimits["fsize"]))
