@@ -4,8 +4,10 @@ Most assert-style tests in RL data (HumanEval's ``check``, MBPP's ``test_list``)
 of ``assert candidate(<literal>) == <literal>``. For those the engine needs no test code in the
 sandbox at all: the candidate's process makes the calls and reports each value as plain data
 (as function mode does), and the agent compares them with the expected values, which never
-enter the sandbox's processes. The zygote hands the program its calls once the answers they
-could reveal are in the result (see :func:`_release_after`). That is one process per test
+enter the sandbox's processes. The zygote hands the program its calls one at a time, each once
+the answer before it is in the result, as the runner does: a later call's arguments can tell
+an earlier call's expected value (``f(11) == 13``, then ``f(13)``), and a program that could
+read ahead would answer from them. That is one process per test
 instead of the runner and the candidate of :mod:`judge_service.sandbox.agent.isolated`, with
 the same verdicts: the calls run in order in one process, the first failing assertion is a
 wrong answer whatever the program did after it, and an exception, a time-out or a crash before
@@ -33,7 +35,6 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from judge_service.sandbox._reveals import Budget, TooCostly, reveals
 from judge_service.sandbox.agent.plain import NotPlainData, to_wire
 from judge_service.sandbox.agent.planned import WRAPPERS
 
@@ -42,9 +43,6 @@ MAX_FOLDED_ITEMS = 1 << 20
 # Items folded into sequences so far by the plan being made (all of a test's literals together:
 # a bound per operation alone let ``[0] * 1048576 + [0] * 1048576 + ...`` build gigabytes).
 _FOLDED: contextvars.ContextVar[list[int]] = contextvars.ContextVar("folded")
-# Steps (about a microsecond each) the search for chains may take per test; past it every call
-# waits for the answers before it, as with the runner.
-MAX_CHAIN_SEARCH_STEPS = 100_000
 _APPROX_OPERATORS = {ast.Lt: "approx<", ast.LtE: "approx<="}
 _IDENTITIES = (None, True, False)
 _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -67,13 +65,12 @@ class _NotSimple(Exception):
 CACHED_TEST_BYTES = 64 << 10
 
 
-def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
-    """``(calls, checks, release_after)``, or ``None`` when the runner must run the test.
+def plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
+    """``(calls, checks)``, or ``None`` when the runner must run the test.
 
     ``calls`` is one ``[name, [args...]]`` per line (plain-data JSON), in the order the tests
     make them; ``checks`` is one ``[call index or -1, kind, expected, tolerance, message,
-    wrapper]`` per assertion, in order; ``release_after[j]`` is how many answers the program
-    must have given before the zygote hands it call ``j`` (see :func:`_release_after`).
+    wrapper]`` per assertion, in order.
     """
     if len(test_code) <= CACHED_TEST_BYTES:
         return _remembered_plan(test_code, entry_point)
@@ -81,11 +78,11 @@ def plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] |
 
 
 @lru_cache(maxsize=4096)
-def _remembered_plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+def _remembered_plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
     return _parse_and_plan(test_code, entry_point)
 
 
-def _parse_and_plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+def _parse_and_plan(test_code: str, entry_point: str) -> tuple[str, str] | None:
     try:
         tree = ast.parse(test_code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -97,7 +94,7 @@ def _parse_and_plan(test_code: str, entry_point: str) -> tuple[str, str, tuple[i
         _FOLDED.reset(folded)
 
 
-def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]] | None:
+def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str] | None:
     if not _names_are_the_programs(tree):
         return None
     calls: list[list[Any]] = []
@@ -107,8 +104,7 @@ def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]
             _top_level(node, entry_point, calls, checks)
         if len(calls) > MAX_PLAN_CALLS:
             return None
-        release_after = _release_after(calls, checks)
-        return "\n".join(_json(call) for call in calls), _json(checks), release_after
+        return "\n".join(_json(call) for call in calls), _json(checks)
     except (
         _NotSimple,
         NotPlainData,
@@ -119,32 +115,6 @@ def _plan(tree: ast.Module, entry_point: str) -> tuple[str, str, tuple[int, ...]
         MemoryError,
     ):
         return None
-
-
-def _release_after(calls: list[Any], checks: list[Any]) -> tuple[int, ...]:
-    """For each call, the answers the program must have committed before it may see it.
-
-    The runner hands calls over one at a time. Handing them all at once is the same unless a
-    later call's arguments show an earlier call's expected value (``f(11) == 13``, then
-    ``f(13)``: a chain of tests; or ``(4, 9)`` after ``== [4, 9]``, see :mod:`._reveals`),
-    which would give the program the answer before its turn: such a call waits for the answers
-    up to that check. Booleans and ``None`` tell nothing and do not count.
-
-    The search is quadratic (every check against every later call): past its budget, every
-    call waits for all the answers before it, which is the runner's hand-over.
-    """
-    release_after = [0] * len(calls)
-    budget = Budget(MAX_CHAIN_SEARCH_STEPS)
-    try:
-        for index, kind, expected, tolerance, *_ in checks:
-            if index < 0 or kind == "is" or expected is None or isinstance(expected, bool):
-                continue
-            for later in range(index + 1, len(calls)):
-                if reveals(calls[later][1], expected, tolerance, budget):
-                    release_after[later] = max(release_after[later], index + 1)
-    except TooCostly:
-        return tuple(range(len(calls)))
-    return tuple(release_after)
 
 
 def _names_are_the_programs(tree: ast.Module) -> bool:

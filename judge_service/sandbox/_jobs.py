@@ -151,8 +151,8 @@ def _tests(job: Job, spec: LanguageSpec) -> tuple[list[wire.TestSpec], dict[str,
         for test in tests:
             planned = plan(test.get("code", ""), job.entry_point or "")
             if planned is not None:
-                calls, checks, release_after = planned
-                test["plan"] = [calls, checks, list(release_after)]
+                calls, checks = planned
+                test["plan"] = [calls, checks]
     return tests, {}
 
 

@@ -1,11 +1,12 @@
-"""Planned assert tests, second attack: forms of chains the first fix missed, and tests that
+"""Planned assert tests, second attack: forms of chains a search for them missed, and tests that
 made planning slow or huge on the host.
 
 - A later argument showed an earlier call's expected value as a dict's pairs (or the dict for
   its pairs), a string's characters or words, bytes for text, or written out in a string when
   one of the container's items had more than one spelling (``2.0``), or the container nested
-  or was a dict. A wrong program that read the answer ahead passed.
-- Chains are looked for with every check against every later call: 100 calls of lists nested
+  or was a dict. A wrong program that read the answer ahead passed. (Calls now go over one at
+  a time, whatever their arguments.)
+- The search for chains compared every check with every later call: 100 calls of lists nested
   95 deep (22 KB of test) took 34 s to plan, 1000 of them about an hour; the host plans in a
   thread of its own process, before the job's deadline is looked at.
 - Folding had a bound per operation only: ``[0] * 1048576 + [0] * 1048576 + ...`` (273 bytes
@@ -44,13 +45,6 @@ def _check(body: str) -> str:
     return f"def check(c):\n    {body}\n"
 
 
-@pytest.mark.parametrize("name", list(HIDDEN_CHAINS))
-def test_a_later_argument_that_shows_an_earlier_answer_waits_for_it(name: str) -> None:
-    planned = plan(_check(HIDDEN_CHAINS[name]), "f")
-    assert planned is not None
-    assert planned[2] == (0, 1), planned[2]
-
-
 def _nested_calls(calls: int, depth: int) -> str:
     lines = ["def check(c):"]
     for index in range(calls):
@@ -77,9 +71,7 @@ def test_planning_a_large_test_takes_a_bounded_time(test_code: str) -> None:
     planned = plan(test_code, "f")
     elapsed = time.perf_counter() - started
     assert elapsed < 5.0, elapsed  # 34 s, about an hour and about 80 s before
-    # Planned or not, no call may come before the answers it could show: when the search is cut
-    # short, every call waits for the answers before it (the runner's hand-over).
-    assert planned is None or planned[2] == tuple(range(len(planned[2]))), planned[2][:5]
+    assert planned is None or planned[0].count("\n") + 1 == test_code.count("assert")
 
 
 @pytest.mark.parametrize(
@@ -194,7 +186,7 @@ def test_calls_and_answers_larger_than_the_pipes_do_not_deadlock(
         for index in range(calls)
     )
     planned = plan(_check(body), "c")
-    assert planned is not None and not any(planned[2]), "the calls must go over at once"
+    assert planned is not None
     code = f"def c(s):\n    return 'x' * {answer_kb << 10}\n"
     result = _assert_job(one_sandbox, code, _check(body), time_limit_ms=1000)
     assert result.verdict is Verdict.AC, result.tests

@@ -532,7 +532,6 @@ class Agent:
         request = {
             "op": "spawn",
             "mode": mode,
-            "release_after": test["plan"][2] if mode == "calls" else [],
             # A planned test's answers are the runner's values, not the program's output: a
             # correct answer longer than a small output limit was OLE here and AC with the
             # runner. They get at least what any harness result gets (read as much below).

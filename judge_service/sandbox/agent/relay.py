@@ -1,9 +1,9 @@
 """The zygote's side of a planned assert test's calls (see ``zygote._run_calls``).
 
 The program's process makes the calls the plan lists and answers each with a line; the
-expected values stay in the agent. The zygote hands the calls over as the answers allow,
-copying each answer into the result first, through two pipes; the program never holds the
-result descriptor.
+expected values stay in the agent. The zygote hands the calls over one at a time, copying
+each answer into the result before the next call, through two pipes; the program never holds
+the result descriptor.
 
 Standard library only: this module is sent into the sandboxes with the zygote.
 """
@@ -19,17 +19,16 @@ CHILD_FDS = ("stdin", "stdout", "stderr", "result", "source", "tests")
 
 
 class CallFeeder:
-    """Hands a planned test's calls to the program (see ``_run_calls``) as its answers allow.
+    """Hands a planned test's calls to the program (see ``_run_calls``) one at a time.
 
-    A call whose arguments hold an earlier call's expected value (``release_after``, from the
-    plan) goes to the program only once the zygote has copied the answers up to that call into
-    the result, where they can no longer be changed: as with the runner, a program never sees
-    an answer in a later call's arguments before it has committed to its own. The zygote holds
-    the result descriptor; the program only has the two pipes.
+    Call ``j`` goes to the program only once the zygote has copied the answers to the calls
+    before it into the result, where they can no longer be changed: as with the runner, a
+    program never reads a later call's arguments (which may tell an earlier call's expected
+    value: ``f(11) == 13``, then ``f(13)``) before it has committed to its own answers. The
+    zygote holds the result descriptor; the program only has the two pipes.
     """
 
     def __init__(self, request: dict[str, Any], fds: list[int]) -> None:
-        self.release_after: list[int] = request["release_after"]
         named = dict(zip(CHILD_FDS, fds, strict=False))
         self.result_fd, self.tests_fd = named["result"], named["tests"]
         self.token = request["token"].encode()
@@ -107,17 +106,12 @@ class CallFeeder:
             written += os.write(self.result_fd, data)
             lines += data.count(b"\n")
             answered = lines - 1  # the first line says the program is ready
-            end = released
-            while end < len(calls) and self._release_after(end) <= answered:
-                end += 1
+            end = min(answered + 1, len(calls))
             if lines and end > released:
                 self._send(calls[released:end], last=end == len(calls))
                 released = end
             elif lines and not calls:
                 self._send([], last=True)
-
-    def _release_after(self, index: int) -> int:
-        return self.release_after[index] if index < len(self.release_after) else index
 
     def _send(self, calls: list[bytes], last: bool) -> None:
         if self.calls_out < 0:

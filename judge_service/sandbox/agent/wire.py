@@ -81,8 +81,8 @@ class TestSpec(TypedDict, total=False):
     kwargs: dict[str, Any]
     expected: Any
     code: str
-    # An assert test judged as planned calls (sandbox/_assert_plan.py): calls (JSON lines),
-    # checks (JSON), and for each call the answers it waits for.
+    # An assert test judged as planned calls (sandbox/_assert_plan.py): calls (JSON lines) and
+    # checks (JSON).
     plan: list[Any]
 
 
