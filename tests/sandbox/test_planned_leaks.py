@@ -14,15 +14,16 @@
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from judge_service.sandbox._assert_plan import plan
-from judge_service.sandbox.config import SandboxConfig
-from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.sandbox.models import Job, Verdict
 from judge_service.sandbox.pool import SandboxPool
+from tests.sandbox._planned import AHEAD, assert_job, check_of, one_python_sandbox
+
+one_sandbox = pytest.fixture(scope="module", name="one_sandbox")(one_python_sandbox)
 
 # (name, check): the second call's argument shows the first call's expected value.
 HIDDEN_CHAINS = {
@@ -36,44 +37,11 @@ HIDDEN_CHAINS = {
 }
 
 
-def _check(body: str) -> str:
-    return f"def check(c):\n    {body}\n"
-
-
-@pytest.fixture(scope="module")
-def one_sandbox() -> Iterator[SandboxPool]:
-    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
-        yield pool
-
-
-def _assert_job(pool: SandboxPool, code: str, check: str, **limits: int) -> JobResult:
-    return pool.judge(
-        Job(
-            language="python",
-            mode="assert",
-            code=textwrap.dedent(code),
-            entry_point="c",
-            tests=[{"code": check}],
-            limits=limits or {},
-        )
-    )
-
-
 # Reads the calls the harness has buffered from the calls pipe and answers the first call
 # with what a later argument shows (the tuple, set or digits of the expected value).
-_READS_AHEAD = """
-    import gc, io, json, select
-    def ahead():
-        if not select.select([4], [], [], 0)[0]:
-            return []  # nothing handed over yet: peek() would wait for it
-        for held in gc.get_objects():
-            if isinstance(held, io.BufferedReader):
-                try:
-                    if held.fileno() == 4:
-                        return [json.loads(line) for line in held.peek().splitlines() if line]
-                except Exception:
-                    pass
-        return []
+_READS_AHEAD = (
+    AHEAD
+    + """
     def c(x):
         if x != 7:
             return 14
@@ -84,6 +52,7 @@ _READS_AHEAD = """
                 return int(argument[3:])
         return 0
 """
+)
 
 
 # Answers each call with how many calls it can read ahead: the harness's buffer, or the pipe.
@@ -105,7 +74,7 @@ _COUNTS_AHEAD = """
         return ahead()
 """
 # Later arguments that tell nothing of the earlier answers, in numbers and kinds of calls.
-_UNRELATED = {
+_UNRELATED: dict[str, list[Any]] = {
     "three-numbers": [1, 2, 3],
     "lists-and-strings": [[5, 6], "xyz", (7,), {"k": 1}],
     "twenty-calls": list(range(20)),
@@ -118,15 +87,15 @@ def test_no_call_is_handed_over_before_the_answer_before_it(
     one_sandbox: SandboxPool, name: str
 ) -> None:
     body = "\n    ".join(f"assert c({argument!r}) == 0" for argument in _UNRELATED[name])
-    assert plan(_check(body), "c") is not None
-    result = _assert_job(one_sandbox, _COUNTS_AHEAD, _check(body))
+    assert plan(check_of(body), "c") is not None
+    result = assert_job(one_sandbox, _COUNTS_AHEAD, check_of(body))
     assert result.verdict is Verdict.AC, result.tests
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("name", list(HIDDEN_CHAINS))
 def test_a_wrong_program_cannot_read_an_answer_ahead(one_sandbox: SandboxPool, name: str) -> None:
-    result = _assert_job(one_sandbox, _READS_AHEAD, _check(HIDDEN_CHAINS[name]))
+    result = assert_job(one_sandbox, _READS_AHEAD, check_of(HIDDEN_CHAINS[name]))
     # WA, or RE where its stand-in answer does not even fit the check (sorted() of 0).
     assert result.verdict in (Verdict.WA, Verdict.RE), result.tests
 
@@ -144,8 +113,8 @@ def test_many_answer_lines_are_the_programs_failure_not_the_judges(
     def c(x):
         return x
     """
-    check = _check("assert c(1) == 2\n    assert c(5) == 6")
-    result = _assert_job(one_sandbox, flood, check, time_limit_ms=100)
+    check = check_of("assert c(1) == 2\n    assert c(5) == 6")
+    result = assert_job(one_sandbox, flood, check, time_limit_ms=100)
     assert result.verdict not in (Verdict.SE, Verdict.AC), result.tests
 
 
@@ -159,8 +128,8 @@ def test_a_program_ignoring_sigxfsz_past_the_limit_is_not_held_to_the_wall_clock
     def c(x):
         return 'a' * 200000
     """
-    chained = _check("assert c(1) == 2\n    assert c(2) == 3")
-    result = _assert_job(one_sandbox, ignores, chained, time_limit_ms=500, output_limit_kb=64)
+    chained = check_of("assert c(1) == 2\n    assert c(2) == 3")
+    result = assert_job(one_sandbox, ignores, chained, time_limit_ms=500, output_limit_kb=64)
     assert result.verdict is not Verdict.TLE and result.verdict is not Verdict.SE, result.tests
 
 

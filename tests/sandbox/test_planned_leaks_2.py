@@ -15,16 +15,16 @@ made planning slow or huge on the host.
 
 from __future__ import annotations
 
-import textwrap
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from judge_service.sandbox._assert_plan import _remembered_plan, plan
-from judge_service.sandbox.config import SandboxConfig
-from judge_service.sandbox.models import Job, JobResult, Verdict
+from judge_service.sandbox.models import Verdict
 from judge_service.sandbox.pool import SandboxPool
+from tests.sandbox._planned import AHEAD, assert_job, check_of, one_python_sandbox
+
+one_sandbox = pytest.fixture(scope="module", name="one_sandbox")(one_python_sandbox)
 
 # (name, check): the second call's argument shows the first call's expected value.
 HIDDEN_CHAINS = {
@@ -39,10 +39,6 @@ HIDDEN_CHAINS = {
     "number-for-its-text": "assert c(7) == '-42'\n    assert c(-42) == 14",
     "dict-in-a-string": "assert c(7) == {'k': 12345}\n    assert c(\"{'k': 12345}\") == 14",
 }
-
-
-def _check(body: str) -> str:
-    return f"def check(c):\n    {body}\n"
 
 
 def _nested_calls(calls: int, depth: int) -> str:
@@ -86,44 +82,15 @@ def test_planning_a_large_test_takes_a_bounded_time(test_code: str) -> None:
 def test_folded_literals_are_bounded_for_the_whole_test(argument: str) -> None:
     _remembered_plan.cache_clear()
     started = time.perf_counter()
-    assert plan(_check(f"assert c({argument}) == 1"), "f") is None  # left to the runner
+    assert plan(check_of(f"assert c({argument}) == 1"), "f") is None  # left to the runner
     assert time.perf_counter() - started < 1.0
-
-
-@pytest.fixture(scope="module")
-def one_sandbox() -> Iterator[SandboxPool]:
-    with SandboxPool(SandboxConfig(sandboxes_per_language=1)) as pool:
-        yield pool
-
-
-def _assert_job(pool: SandboxPool, code: str, check: str, **limits: int) -> JobResult:
-    return pool.judge(
-        Job(
-            language="python",
-            mode="assert",
-            code=textwrap.dedent(code),
-            entry_point="c",
-            tests=[{"code": check}],
-            limits=limits or {},
-        )
-    )
 
 
 # Reads the calls handed over ahead from the calls pipe and answers the first call with what a
 # later argument shows (a dict from its pairs, a string from its characters, floats from text).
-_READS_AHEAD = """
-    import gc, io, json, select
-    def ahead():
-        if not select.select([4], [], [], 0)[0]:
-            return []
-        for held in gc.get_objects():
-            if isinstance(held, io.BufferedReader):
-                try:
-                    if held.fileno() == 4:
-                        return [json.loads(line) for line in held.peek().splitlines() if line]
-                except Exception:
-                    pass
-        return []
+_READS_AHEAD = (
+    AHEAD
+    + """
     def c(x):
         if x != 7:
             return 14
@@ -136,12 +103,13 @@ _READS_AHEAD = """
                 return [float(word) for word in argument.split()]
         return 0
 """
+)
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("name", ["pairs-for-dict", "chars-for-string", "floats-in-a-string"])
 def test_a_wrong_program_cannot_read_an_answer_ahead(one_sandbox: SandboxPool, name: str) -> None:
-    result = _assert_job(one_sandbox, _READS_AHEAD, _check(HIDDEN_CHAINS[name]))
+    result = assert_job(one_sandbox, _READS_AHEAD, check_of(HIDDEN_CHAINS[name]))
     assert result.verdict is Verdict.WA, result.tests
 
 
@@ -163,8 +131,8 @@ def test_a_correct_answer_longer_than_a_small_output_limit_is_accepted(
     one_sandbox: SandboxPool, name: str
 ) -> None:
     code, body = _LONG_ANSWERS[name]
-    assert plan(_check(body), "c") is not None
-    result = _assert_job(one_sandbox, code, _check(body), output_limit_kb=1)
+    assert plan(check_of(body), "c") is not None
+    result = assert_job(one_sandbox, code, check_of(body), output_limit_kb=1)
     assert result.verdict is Verdict.AC, result.tests
 
 
@@ -185,10 +153,10 @@ def test_calls_and_answers_larger_than_the_pipes_do_not_deadlock(
         f"assert c('y' * {argument_kb << 10} + '{index}') == 'x' * {answer_kb << 10}"
         for index in range(calls)
     )
-    planned = plan(_check(body), "c")
+    planned = plan(check_of(body), "c")
     assert planned is not None
     code = f"def c(s):\n    return 'x' * {answer_kb << 10}\n"
-    result = _assert_job(one_sandbox, code, _check(body), time_limit_ms=1000)
+    result = assert_job(one_sandbox, code, check_of(body), time_limit_ms=1000)
     assert result.verdict is Verdict.AC, result.tests
 
 
@@ -211,7 +179,7 @@ def test_tests_whose_names_are_not_the_programs_are_left_to_the_runner(name: str
 @pytest.mark.integration
 @pytest.mark.parametrize("name", list(_RUNNERS_OWN))
 def test_a_right_program_passes_what_the_runner_passes(one_sandbox: SandboxPool, name: str) -> None:
-    result = _assert_job(one_sandbox, "def c(x):\n    return x + 1\n", _RUNNERS_OWN[name])
+    result = assert_job(one_sandbox, "def c(x):\n    return x + 1\n", _RUNNERS_OWN[name])
     assert result.verdict is Verdict.AC, result.tests
 
 
@@ -238,10 +206,10 @@ def test_killing_the_zygote_after_a_wrong_answer_is_not_accepted(
             time.sleep(0.2)
         return x + 1
     """
-    check = _check("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
-    result = _assert_job(one_sandbox, code, check)
+    check = check_of("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
+    result = assert_job(one_sandbox, code, check)
     assert result.verdict in (Verdict.WA, Verdict.RE), result.tests
-    honest = _assert_job(one_sandbox, "def c(x):\n    return x + 1\n", check)
+    honest = assert_job(one_sandbox, "def c(x):\n    return x + 1\n", check)
     assert honest.verdict is Verdict.AC, honest.tests
 
 
@@ -269,8 +237,8 @@ def test_answers_past_the_limit_are_ole_whatever_the_program_does_next(
             {_AFTER_THE_LIMIT[name]}
         return x + 1
     """
-    check = _check("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
-    result = _assert_job(one_sandbox, code, check, time_limit_ms=1000, output_limit_kb=64)
+    check = check_of("assert c(1) == 2\n    assert c(2) == 3\n    assert c(3) == 4")
+    result = assert_job(one_sandbox, code, check, time_limit_ms=1000, output_limit_kb=64)
     assert result.verdict is Verdict.OLE, result.tests
 
 
@@ -279,8 +247,8 @@ def test_a_large_test_is_planned_but_not_remembered(kib: int) -> None:
     """4096 remembered tests of megabytes each would hold gigabytes of the host's memory."""
     _remembered_plan.cache_clear()
     padding = "#" * (kib << 10)
-    planned = plan(_check(f"assert c(1) == 2\n{padding}"), "c")
+    planned = plan(check_of(f"assert c(1) == 2\n{padding}"), "c")
     assert planned is not None and planned[0] == '["c",[1]]'
     assert _remembered_plan.cache_info().currsize == 0
-    assert plan(_check("assert c(1) == 2"), "c") == planned
+    assert plan(check_of("assert c(1) == 2"), "c") == planned
     assert _remembered_plan.cache_info().currsize == 1
