@@ -32,7 +32,7 @@ class CallFeeder:
         named = dict(zip(CHILD_FDS, fds, strict=False))
         self.result_fd, self.tests_fd = named["result"], named["tests"]
         self.token = request["token"].encode()
-        self.limit = int(request.get("answers_limit") or request["rlimits"]["fsize"])
+        self.limit = int(request["answers_limit"])
         self.calls_in, self.calls_out = os.pipe()
         # Calls handed over wait here for room in the pipe: a blocking write of more calls than
         # the pipe holds, while the program blocked on writing answers this process was not
