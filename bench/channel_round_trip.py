@@ -99,10 +99,11 @@ def fifos(client: docker.DockerClient, frame: bytes, count: int) -> None:
         network_mode="none",
         user=SANDBOX_USER,
         read_only=True,
-        volumes=channel.docker_volumes(),
+        mounts=channel.docker_mounts(),
     )
     try:
         container.start()
+        # The echo opens its end after start: till then a read sees no writer (an end).
         select.select([channel._reader], [], [], 30)
         assert channel.receive(time.monotonic() + 30) == b"r"
         channel.connect()
