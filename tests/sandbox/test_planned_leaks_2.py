@@ -233,7 +233,7 @@ def test_answers_past_the_limit_are_ole_whatever_the_program_does_next(
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     def c(x):
         if x == 2:
-            os.write(3, b'x' * (2 << 20))
+            os.write(3, b'x' * (65 << 20))  # past the answers' limit (64 MB)
             {_AFTER_THE_LIMIT[name]}
         return x + 1
     """

@@ -174,10 +174,11 @@ def test_an_answer_past_the_output_limit_is_ole_every_time(
         _judge(
             one_sandbox,
             mode="assert",
-            code="def f(x):\n    return 'x' * (3 << 20)\n",
+            # Past the answers' limit (the larger of the output limit and 64 MB).
+            code="def f(x):\n    return 'x' * (66 << 20)\n",
             entry_point="f",
             tests=[{"code": _PLANNED_CHECKS[path]}],
-            limits={"output_limit_kb": 1024, "memory_limit_mb": 256},
+            limits={"output_limit_kb": 1024, "memory_limit_mb": 512},
         ).verdict
         for _ in range(4)
     ]

@@ -42,6 +42,9 @@ from judge_service.sandbox.agent.watch import ProcessWatch
 
 PR_SET_DUMPABLE = 4
 RESULT_LIMIT = 1 << 20
+# A planned test's answers together (see _zygote_run): values, which the runner bounds only by
+# memory; as much as the default output limit lets any test's output be.
+ANSWERS_LIMIT = 64 << 20
 # Room the judge needs at the container's cap besides its processes and the test's memory limit
 # (the test's input and output files, /work): most of what the host reserves for the judge
 # (validation.SANDBOX_OVERHEAD_MB) once the warm compiler has taken its share.
@@ -437,13 +440,10 @@ class Agent:
             self.processes.clear_ipc()
             out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
-            # A planned assert test's values come back in the result (bounded by the file-size
-            # limit, or RESULT_LIMIT when larger: see _zygote_run); other harness results are
-            # one short record.
-            result_limit = rlimits(limits)["fsize"] if "plan" in test else RESULT_LIMIT
-            harness = (
-                workdir.read_memfd(result, max(result_limit, RESULT_LIMIT)) if harnessed else b""
-            )
+            # A planned assert test's values come back in the result (bounded by
+            # answers_limit: see _zygote_run); other harness results are one short record.
+            result_limit = answers_limit(limits) if "plan" in test else RESULT_LIMIT
+            harness = workdir.read_memfd(result, result_limit) if harnessed else b""
             verdict = verdicts.decide(
                 job,
                 test,
@@ -534,8 +534,9 @@ class Agent:
             "mode": mode,
             # A planned test's answers are the runner's values, not the program's output: a
             # correct answer longer than a small output limit was OLE here and AC with the
-            # runner. They get at least what any harness result gets (read as much below).
-            "answers_limit": max(kernel_limits["fsize"], RESULT_LIMIT),
+            # runner, and so were answers past 1 MB together (a 2 MB string, 300 of 10 KB). They
+            # get the larger of the file-size limit and 64 MB (read as much below).
+            "answers_limit": answers_limit(job["limits"]),
             "entry_point": job.get("entry_point") or "",
             "token": token,
             "rlimits": kernel_limits,
@@ -554,6 +555,11 @@ class Agent:
 
 
 # ---- helpers ------------------------------------------------------------------------------
+def answers_limit(limits: wire.Limits) -> int:
+    """What a planned test's answers may take in all (the relay says OLE past it)."""
+    return max(rlimits(limits)["fsize"], ANSWERS_LIMIT)
+
+
 def _budget_spent(budget_s: float) -> wire.TestReport:
     return {
         "verdict": "TLE",
