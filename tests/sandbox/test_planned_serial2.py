@@ -4,9 +4,10 @@
   call's arguments before its own answer is committed, gains nothing: every line it writes is
   an answer in the result, in order.
 - A correct answer is a value, as the runner's are: the runner compares it in the sandbox and
-  has no bound on it but memory, while the relay bounds all the answers together by the larger
-  of the file-size limit and 1 MB (OLE past it). A correct program whose answers together pass
-  that bound is OLE planned and AC through the runner.
+  has no bound on it but memory, while the relay bounded all the answers together by the
+  larger of the file-size limit and 1 MB (OLE past it): a correct program whose answers passed
+  that bound was OLE planned and AC through the runner. The bound is now the larger of the
+  file-size limit and 64 MB, what a test's output may be at the default limit.
 """
 
 from __future__ import annotations
