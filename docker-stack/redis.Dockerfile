@@ -1,6 +1,6 @@
 # Redis (the Celery broker and result backend) from Debian's package, since no registry is
 # reachable to pull the official image. The port comes from the compose file.
-FROM debian:bookworm-slim
+FROM debian:trixie-slim
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
     && apt-get install -y --no-install-recommends redis-server \

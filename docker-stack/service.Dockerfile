@@ -1,10 +1,11 @@
 # The judge service (API and Celery worker share this image), built from the project itself.
 #
-# Built FROM the local debian:bookworm-slim (pulled, or made by `judge images build` with
-# debootstrap when no registry is reachable), with `--network host` (dockerd runs without a
-# bridge here). Python comes from Debian (bookworm's 3.11 meets requires-python); the project's
+# Built FROM the local debian:trixie-slim (pulled, or made by `judge images build` with
+# debootstrap when no registry is reachable: the base every sandbox image is built on too), with
+# `--network host` (dockerd runs without a bridge here). Python comes from Debian (trixie's 3.13
+# meets requires-python); the project's
 # dependencies come from PyPI as pyproject.toml declares them.
-FROM debian:bookworm-slim
+FROM debian:trixie-slim
 
 ENV DEBIAN_FRONTEND=noninteractive \
     PYTHONUNBUFFERED=1 \

@@ -40,7 +40,7 @@ def images_build(
     rebuild: Annotated[bool, typer.Option(help="Rebuild even when up to date.")] = False,
 ) -> None:
     """Build the sandbox images as JUDGE_IMAGE_PREFIX<language>, the names the pool starts
-    sandboxes from (making debian:bookworm-slim locally when it cannot be pulled)."""
+    sandboxes from (making debian:trixie-slim locally when it cannot be pulled)."""
     try:
         tags = build_images(
             lang or None,

@@ -46,8 +46,8 @@ def render() -> str:
     """The table's markdown, marker lines included."""
     rows = [
         START,
-        "| Language | Names | SandboxFusion | Version | Compile | Run | Modes |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| Language | Names | SandboxFusion | Version | Compile | Run | Modes | False assertion |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for spec in LANGUAGES.values():
         modes = ", ".join(sorted(mode.value for mode in spec.modes))
@@ -62,7 +62,8 @@ def render() -> str:
             compile_command = f"{_command(spec.syntax_check_argv, spec)} (at a failed test)"
         rows.append(
             f"| {spec.display_title} | {_names(spec)} | {_fusion(spec)} | {spec.version} "
-            f"| {compile_command} | {_command(spec.run_argv, spec)} | {modes} |"
+            f"| {compile_command} | {_command(spec.run_argv, spec)} | {modes} "
+            f"| {spec.assertion.replace('|', '&#124;')} |"
         )
     rows.append(END)
     return "\n".join(rows)

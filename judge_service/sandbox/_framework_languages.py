@@ -46,6 +46,9 @@ def javac_argv(*class_path: str) -> tuple[str, ...]:
     )
 
 
+# Debian's libjavatuples-java: MultiPL-E's Java prompts import org.javatuples (Pair, Triplet).
+JAVATUPLES_JAR = "/usr/share/java/javatuples.jar"
+
 # Debian's junit5: the console launcher, whose manifest puts the Jupiter (JUnit 5) and Vintage
 # (JUnit 4) engines and the API jars on the class path, for javac as for java.
 JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
@@ -89,6 +92,7 @@ JUNIT = LanguageSpec(
     mle_markers=("java.lang.OutOfMemoryError",),
     # The console launcher's status when a test (or a test class's set-up) failed.
     suite_failure_exit=1,
+    assertion="JUnit's assertions, Java's assert (-ea): a failed test, exit 1",
 )
 
 # The image's jest (sandbox_images/javascript/Dockerfile) and its config, jest.config.js, which
@@ -139,4 +143,5 @@ JEST = LanguageSpec(
     mle_markers=("JavaScript heap out of memory",),
     # jest's status when a test failed (or the file failed to run: a top-level throw).
     suite_failure_exit=1,
+    assertion="expect(): a failed test, exit 1",
 )

@@ -12,6 +12,9 @@ from judge_service.sandbox._spec import LanguageSpec
 from judge_service.sandbox.models import TestMode
 
 # Node as every JavaScript-family language runs it (JavaScript, TypeScript, their harness).
+# The npm packages installed in the JavaScript image (sandbox_images/javascript/Dockerfile).
+NODE_PATH = "/usr/local/lib/node_modules"
+
 NODE_RUN = (
     "/usr/bin/node",
     "--max-old-space-size={memory_mb}",
@@ -45,6 +48,9 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         rss_allowance_mb=64,
         mle_markers=("JavaScript heap out of memory",),
         parent_image="javascript",
+        # JavaScript's npm packages, for the require() calls esbuild makes of its imports.
+        env={"NODE_PATH": NODE_PATH},
+        assertion="node:assert's assert(): AssertionError, exit 1",
     ),
     LanguageSpec(
         name="bash",
@@ -54,6 +60,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         aliases=frozenset({"sh", "shell"}),
         source_name="main.sh",
         run_argv=("/bin/bash", "main.sh"),
+        assertion="none; `[[ ... ]] || exit 1`: exit 1",
     ),
     LanguageSpec(
         name="php",
@@ -63,16 +70,21 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         source_name="main.php",
         # PHP's own 128 MB cap would answer RE below the job's limit; the judge's RSS limit
         # stands instead. Errors go to stderr, never into the answer.
+        # Debian's php.ini is production's, where assert() is compiled out
+        # (zend.assertions=-1): on, a false one throws AssertionError.
         run_argv=(
             "/usr/bin/php",
             "-d",
             "memory_limit=-1",
             "-d",
             "display_errors=stderr",
+            "-d",
+            "zend.assertions=1",
             "main.php",
         ),
-        # A failed assert() throws AssertionError; PHP exits 255 on any uncaught error.
+        # An uncaught AssertionError (or any uncaught error): PHP exits 255.
         assert_failure_exit=255,
+        assertion="assert() with zend.assertions=1: AssertionError, exit 255",
     ),
     LanguageSpec(
         name="ruby",
@@ -90,6 +102,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         env={"RUBY_THREAD_VM_STACK_SIZE": str(64 << 20)},
         # An uncaught exception (a failed check's raise) exits 1.
         assert_failure_exit=1,
+        assertion="none built in; `raise unless`, test/unit's assert_equal: exit 1",
     ),
     LanguageSpec(
         name="lua",
@@ -101,6 +114,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         mle_markers=("not enough memory",),
         # A failed assert() is an error: lua exits 1.
         assert_failure_exit=1,
+        assertion="assert(), luaunit's lu.assertEquals: error, exit 1",
     ),
     LanguageSpec(
         name="perl",
@@ -111,6 +125,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         source_name="main.pl",
         run_argv=("/usr/bin/perl", "main.pl"),
         mle_markers=("Out of memory",),
+        assertion="none; `die unless`: exit 255, Test::Deep's eq_deeply or `exit 1`",
     ),
     LanguageSpec(
         name="csharp",
@@ -119,15 +134,16 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         sandbox_fusion="csharp",
         aliases=frozenset({"cs", "c#"}),
         source_name="main.cs",
-        compile_argv=(
-            "/usr/bin/mcs",
-            "-optimize+",
-            "-r:System.Numerics",
-            "-out:main.exe",
-            "{source}",
-        ),
+        # mcs -optimize+ -d:DEBUG -d:TRACE -r:System.Numerics, and current C#'s implicit usings
+        # for a program that needs them (the script says when): sandbox_images/csharp/compile.
+        compile_argv=("/opt/judge/csharp/compile", "{source}"),
         artifacts=("main.exe",),
-        run_argv=("/usr/bin/mono", "main.exe"),
+        # Mono's trace listener only logs a failed Debug.Assert; the launcher's ends the
+        # program (sandbox_images/csharp/Launcher.cs).
+        run_argv=("/usr/bin/mono", "/opt/judge/csharp/launcher.exe", "main.exe"),
+        assertion=(
+            "Debug.Assert, Trace.Assert (DEBUG and TRACE defined; the launcher's listener): exit 1"
+        ),
         rss_allowance_mb=32,
         mle_markers=("OutOfMemoryException",),
     ),
@@ -144,6 +160,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         mle_markers=("cannot allocate vector",),
         # stopifnot() or stop(): Rscript exits 1.
         assert_failure_exit=1,
+        assertion="stopifnot(): exit 1",
     ),
     LanguageSpec(
         name="swift",
@@ -151,9 +168,19 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         version="6.0",
         sandbox_fusion="swift",
         source_name="main.swift",
-        compile_argv=("/usr/bin/swiftc", "-O", "-o", "main", "{source}"),
+        # -O alone compiles assert() out; Debug's assert configuration keeps it, and -O the rest.
+        compile_argv=(
+            "/usr/bin/swiftc",
+            "-O",
+            "-assert-config",
+            "Debug",
+            "-o",
+            "main",
+            "{source}",
+        ),
         artifacts=("main",),
         run_argv=("/work/main",),
+        assertion="assert() (-assert-config Debug beside -O): a trap, SIGILL",
         # swiftc caches Clang modules under the home directory (the sandbox's /tmp).
         env={"CLANG_MODULE_CACHE_PATH": "/tmp/swift-module-cache"},
     ),
@@ -172,7 +199,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
             "{source}",
         ),
         artifacts=("*.class",),
-        # The program's entry is `object Main` (SandboxFusion's convention too).
+        # The program's entry is the first object with a main (or extending App), whatever its
+        # name, as SandboxFusion finds it (_spec.scala_main_object).
         run_argv=(
             "/usr/bin/java",
             "-Xmx{memory_mb}m",
@@ -182,12 +210,13 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
             "-XX:-UsePerfData",
             "-cp",
             "/usr/share/scala/lib/scala-library.jar:/work",
-            "Main",
+            "{main_class}",
         ),
         rss_allowance_mb=96,
         mle_markers=("java.lang.OutOfMemoryError",),
         # Scala's assert() throws AssertionError: the JVM exits 1.
         assert_failure_exit=1,
+        assertion="assert(): AssertionError, exit 1",
     ),
     LanguageSpec(
         name="d",
@@ -199,6 +228,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("OutOfMemoryError",),
+        assertion="assert (no -frelease): AssertError, exit 1",
     ),
     LanguageSpec(
         name="d_ut",
@@ -214,6 +244,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         run_argv=("/work/main",),
         mle_markers=("OutOfMemoryError",),
         suite_failure_exit=1,
+        assertion="assert in unittest blocks: exit 1",
     ),
     LanguageSpec(
         name="haskell",
@@ -225,6 +256,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         compile_argv=(
             "/usr/bin/ghc",
             "-O",
+            # -O ignores Control.Exception.assert unless told not to.
+            "-fno-ignore-asserts",
             "-optl-s",
             "-outputdir",
             "/tmp/ghc",
@@ -235,6 +268,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("heap overflow",),
+        assertion="Control.Exception.assert (-fno-ignore-asserts beside -O): exit 1",
     ),
     LanguageSpec(
         name="ocaml",
@@ -248,6 +282,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         mle_markers=("Out of memory",),
         # An uncaught Assert_failure exits 2.
         assert_failure_exit=2,
+        assertion="assert (no -noassert): Assert_failure, exit 2",
     ),
     LanguageSpec(
         name="pascal",
@@ -255,10 +290,12 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         version="Free Pascal 3.2",
         aliases=frozenset({"pas", "fpc", "delphi"}),
         source_name="main.pas",
-        compile_argv=("/usr/bin/fpc", "-O2", "-v0", "-omain", "{source}"),
+        # Free Pascal compiles Assert out unless -Sa turns assertions on.
+        compile_argv=("/usr/bin/fpc", "-O2", "-Sa", "-v0", "-omain", "{source}"),
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("Runtime error 203",),
+        assertion="Assert (-Sa): runtime error 227",
     ),
     LanguageSpec(
         name="fortran",
@@ -278,6 +315,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main",),
         run_argv=("/work/main",),
         mle_markers=("Allocation would exceed memory limit",),
+        assertion="none; `if (...) error stop`: exit 1",
     ),
     LanguageSpec(
         name="racket",
@@ -286,10 +324,13 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         sandbox_fusion="racket",
         aliases=frozenset({"rkt"}),
         source_name="main.rkt",
-        run_argv=("/usr/bin/racket", "main.rkt"),
+        # rackunit reports a failed check and goes on (the program exits 0); the runner makes
+        # it end the program, exit 1 (sandbox_images/racket/run.rkt).
+        run_argv=("/usr/bin/racket", "/opt/judge/racket/run.rkt", "main.rkt"),
         # Racket CS's boot images and expander: an idle program's peak RSS is 140 MB.
         rss_allowance_mb=160,
         mle_markers=("out of memory",),
+        assertion="rackunit's checks (the runner ends the program at a failed one), error: exit 1",
     ),
     LanguageSpec(
         name="sql",
@@ -307,6 +348,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
             ".read /dev/stdin",
             ".read main.sql",
         ),
+        assertion="none; a failed CHECK constraint: exit 1 (-bail)",
     ),
     LanguageSpec(
         name="verilog",
@@ -318,5 +360,6 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         compile_argv=("/usr/bin/iverilog", "-g2012", "-o", "main.vvp", "{source}"),
         artifacts=("main.vvp",),
         run_argv=("/usr/bin/vvp", "-n", "main.vvp"),
+        assertion="$fatal (vvp -n): exit 1",
     ),
 )

@@ -70,6 +70,10 @@ class LanguageSpec:
     # appended to the program and the whole runs (see _appended); exit 0 is AC and this status,
     # a failed assertion's (an exit code, or minus the signal that ends the program), is WA.
     assert_failure_exit: int | None = None
+    # What the language's standard assertion is and what a false one does, as this table runs
+    # it (no flag here may compile assertions out: tests/sandbox/test_live_assertions.py runs a
+    # false one in every language). For people: the README's table shows it.
+    assertion: str = ""
     # Sets of headers the image precompiled for this language's compile command, one of which a
     # program including them all at its top is compiled with (see _preludes).
     preludes: tuple[tuple[str, ...], ...] = ()
@@ -124,7 +128,8 @@ class LanguageSpec:
         stack_kb = runtime_stack_kb(stack_limit_bytes(memory_mb, self.stack_limit_mb))
         values = {"memory_mb": str(memory_mb), "runtime_stack_kb": str(stack_kb)}
         if any("{main_class}" in part for part in argv):  # a search of the source
-            values["main_class"] = java_class_name(code)
+            finder = scala_main_object if self.image_name == "scala" else java_class_name
+            values["main_class"] = finder(code)
         return [part.format(**values) for part in argv]
 
     def compile_command(self, code: str) -> list[str]:
@@ -211,3 +216,21 @@ def _main_class(code: str) -> str | None:
         if main < word:
             return declared[1]
     return None
+
+
+_SCALA_OBJECT = re.compile(r"\bobject\s+([A-Za-z_][\w$]*)")
+_SCALA_ENTRY = re.compile(r"\bextends\s+App\b|\bdef\s+main\s*\(")
+
+
+def scala_main_object(code: str) -> str:
+    """The object a Scala program starts from, as SandboxFusion's tests name it freely: the first
+    ``object`` that declares ``def main(`` or extends ``App`` before the next ``object`` keyword
+    (a helper object before it is passed over), else the first object, else ``Main``."""
+    objects = list(_SCALA_OBJECT.finditer(code))
+    if not objects:
+        return "Main"
+    ends = [following.start() for following in objects[1:]] + [len(code)]
+    for declared, body_end in zip(objects, ends, strict=True):
+        if _SCALA_ENTRY.search(code, declared.end(), body_end):
+            return declared[1]
+    return objects[0][1]

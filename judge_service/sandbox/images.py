@@ -30,6 +30,10 @@ LANGUAGES: tuple[str, ...] = tuple(SPECS)
 IMAGES: tuple[str, ...] = tuple(dict.fromkeys(spec.image_name for spec in SPECS.values()))
 SANDBOX_BASE = "base"
 HASH_LABEL = "org.judge.build-hash"
+# Stamped on the base when it is debootstrapped here and inherited by every image built on it:
+# `scripts/test --fresh-store` keeps the images that carry an org.judge.* label and forgets
+# the rest, as a fresh machine would not have them.
+MADE_BY_LABEL = "org.judge.made-by"
 SUITE = "trixie"
 BASE_IMAGE = f"debian:{SUITE}-slim"
 # Releases whose mirror lines name a Debian mirror (it serves every release, SUITE too).
@@ -45,6 +49,16 @@ def image_tag(language: str, prefix: str) -> str:
     """The name the pool starts ``language``'s sandboxes from (``SandboxPool._image_id``)."""
     spec = SPECS.get(language)
     return prefix + (spec.image_name if spec is not None else language)
+
+
+def setup_images(prefix: str) -> tuple[str, ...]:
+    """Every image ``judge images build`` makes for all languages, as set-up runs it: the
+    Debian base, the sandbox base and each language's image under ``prefix``."""
+    return (
+        BASE_IMAGE,
+        prefix + SANDBOX_BASE,
+        *(prefix + image for image in _check_languages(None)),
+    )
 
 
 def build_command(language: str, prefix: str) -> str:
@@ -246,7 +260,16 @@ def ensure_base_image(log: Log = print) -> None:
         _slim_rootfs(rootfs, mirror)
         with subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE) as tar:
             imported = subprocess.run(
-                ["docker", "import", "-", BASE_IMAGE], stdin=tar.stdout, capture_output=True
+                [
+                    "docker",
+                    "import",
+                    "--change",
+                    f"LABEL {MADE_BY_LABEL}=judge-images-build",
+                    "-",
+                    BASE_IMAGE,
+                ],
+                stdin=tar.stdout,
+                capture_output=True,
             )
         if tar.returncode != 0 or imported.returncode != 0:
             err = imported.stderr.decode(errors="replace").strip().splitlines()[-_TAIL_LINES:]

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import signal
 
-from judge_service.sandbox._framework_languages import JEST, JUNIT, JVM_RUN_OPTIONS, javac_argv
-from judge_service.sandbox._more_languages import MORE_LANGUAGES, NODE_RUN
+from judge_service.sandbox._framework_languages import (
+    JAVATUPLES_JAR,
+    JEST,
+    JUNIT,
+    JVM_RUN_OPTIONS,
+    javac_argv,
+)
+from judge_service.sandbox._more_languages import MORE_LANGUAGES, NODE_PATH, NODE_RUN
 from judge_service.sandbox._preludes import CPP_PRELUDES
 from judge_service.sandbox._spec import (
     BASE_ENV,
@@ -84,6 +90,11 @@ def _cpp(
         suite_failure_exit=1 if test_suite else None,
         # MultiPL-E's C++ tests assert(): a failed one aborts.
         assert_failure_exit=None if test_suite else -signal.SIGABRT,
+        assertion=(
+            "EXPECT_*, ASSERT_*: a failed test, exit 1"
+            if test_suite
+            else "assert() (no NDEBUG): abort, SIGABRT"
+        ),
         preludes=preludes,
     )
 
@@ -143,6 +154,12 @@ def _rust(
         suite_failure_exit=101 if test_suite else None,
         # MultiPL-E's Rust tests assert! in main: a panic exits 101.
         assert_failure_exit=None if test_suite else 101,
+        # debug_assert! is off under -O, as in cargo's release profile.
+        assertion=(
+            "assert!, assert_eq! in a #[test]: a failed test, exit 101"
+            if test_suite
+            else "assert!, assert_eq!: a panic, exit 101"
+        ),
     )
 
 
@@ -195,6 +212,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             use_zygote=True,
             mle_markers=("MemoryError",),
             env={**_PYTHON_ENV, "OPENBLAS_NUM_THREADS": "1"},
+            assertion="assert (never -O): AssertionError, exit 1",
         ),
         _cpp(
             "cpp",
@@ -225,6 +243,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             env={**_PYTHON_ENV, "OPENBLAS_NUM_THREADS": "1"},
             # pytest's exit status when tests failed (2 is a collection error, 5 no tests).
             suite_failure_exit=1,
+            assertion="assert, rewritten by pytest: a failed test, exit 1",
         ),
         _cpp("cpp17", "gnu++17", "GCC 14, GNU C++17", frozenset({"c++17"})),
         _cpp("cpp23", "gnu++23", "GCC 14, GNU C++23", frozenset({"c++23"})),
@@ -248,6 +267,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             artifacts=("main",),
             run_argv=("/work/main",),
             assert_failure_exit=-signal.SIGABRT,
+            assertion="assert() (no NDEBUG): abort, SIGABRT",
         ),
         LanguageSpec(
             name="java",
@@ -255,14 +275,22 @@ LANGUAGES: dict[str, LanguageSpec] = {
             title="Java",
             version="OpenJDK 21",
             source_name="Main.java",
-            compile_argv=javac_argv(),
+            # javatuples as MultiPL-E's and SandboxFusion's Java runs have it.
+            compile_argv=javac_argv("/work", JAVATUPLES_JAR),
             compile_server="javac",
             artifacts=("*.class",),
-            run_argv=("/usr/bin/java", *JVM_RUN_OPTIONS, "-cp", "/work", "{main_class}"),
+            run_argv=(
+                "/usr/bin/java",
+                *JVM_RUN_OPTIONS,
+                "-cp",
+                f"/work:{JAVATUPLES_JAR}",
+                "{main_class}",
+            ),
             rss_allowance_mb=96,
             mle_markers=("java.lang.OutOfMemoryError",),
             # An uncaught AssertionError (or any uncaught exception) exits 1.
             assert_failure_exit=1,
+            assertion="assert (java -ea): AssertionError, exit 1",
         ),
         JUNIT,
         LanguageSpec(
@@ -285,8 +313,8 @@ LANGUAGES: dict[str, LanguageSpec] = {
             modes=frozenset(TestMode),
             rss_allowance_mb=64,
             mle_markers=("JavaScript heap out of memory",),
-            # The npm packages installed in the image (sandbox_images/javascript/Dockerfile).
-            env={"NODE_PATH": "/usr/local/lib/node_modules"},
+            env={"NODE_PATH": NODE_PATH},
+            assertion="node:assert's assert(): AssertionError, exit 1",
         ),
         JEST,
         LanguageSpec(
@@ -300,6 +328,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             artifacts=("main",),
             run_argv=("/work/main",),
             env=_GO_ENV,
+            assertion="none; `if ... { panic(...) }`: exit 2",
         ),
         LanguageSpec(
             name="go_test",
@@ -311,9 +340,11 @@ LANGUAGES: dict[str, LanguageSpec] = {
             # go vet is off: a suite is judged on its tests, never on vet's style checks.
             compile_argv=_go_compile("test -c -vet=off"),
             artifacts=("main",),
-            run_argv=("/work/main",),
+            # The suite's report as `go test FILE` prints it (sandbox_images/go/go-test-run).
+            run_argv=("/opt/judge/go-test-run",),
             env=_GO_ENV,
             suite_failure_exit=1,
+            assertion="t.Error, t.Fatal, testify's assert: a failed test, exit 1",
         ),
         _rust("rust", "2021", frozenset({"rs", "rust2021"}), sandbox_fusion="rust"),
         _rust("rust2024", "2024"),
@@ -335,6 +366,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
             rss_allowance_mb=32,
             mle_markers=("MemoryError",),
             env=_PYTHON_ENV,
+            assertion="assert (never -O): AssertionError, exit 1",
         ),
         *MORE_LANGUAGES,
     )
