@@ -30,11 +30,25 @@
   (dynamic-require program #f)
   (run-if-declared 'main))
 
-(module-declared? program #t)
-(cond
-  [(uses-rackunit?)
-   (define check-handler (dynamic-require 'rackunit 'current-check-handler))
-   (define report (check-handler))
-   (parameterize ([check-handler (lambda (failure) (report failure) (exit 1))])
-     (run))]
-  [else (run)])
+;; A check outside a test case goes to the check handler; one inside a test-case to the test
+;; case's handler, which reports it and goes on. Both report as rackunit does, then exit 1.
+(define (run-ending-at-a-failed-check)
+  (define check-handler (dynamic-require 'rackunit 'current-check-handler))
+  (define test-case-around (dynamic-require 'rackunit 'current-test-case-around))
+  (define report (check-handler))
+  (define around (test-case-around))
+  (define (around-then-exit thunk)
+    (define failed? #f)
+    (begin0
+      (around (lambda ()
+                (with-handlers ([(lambda (e) (not (exn:break? e)))
+                                 (lambda (e) (set! failed? #t) (raise e))])
+                  (thunk))))
+      (when failed? (exit 1))))
+  (parameterize ([check-handler (lambda (failure) (report failure) (exit 1))]
+                 [test-case-around around-then-exit])
+    (run)))
+
+;; (void ...): this module's own top-level values are not the program's output.
+(void (module-declared? program #t))
+(void (if (uses-rackunit?) (run-ending-at-a-failed-check) (run)))
