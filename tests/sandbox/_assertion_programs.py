@@ -53,17 +53,56 @@ ASSERTING: dict[str, str] = {
 # once dropped, each another way of asserting, so that a flag keeping one alive and not another
 # is caught.
 QUIET_ASSERTION_ATTACKS: list[tuple[str, str]] = [
-    ("swift", 'func f(_ x: Int) -> Int { return x + 1 }\nassert(f(1) == 3, "f(1) is 3")\nprint("done")\n'),
-    ("swift", 'func f(_ x: Int) -> Int { return x + 1 }\nif f(1) != 3 { assertionFailure("f(1) is not 3") }\nprint("done")\n'),
-    ("csharp", 'using System;\nusing System.Diagnostics;\n\nclass Program {\n    static int F(int x) { return x + 1; }\n    static void Main() {\n        Trace.Assert(F(1) == 3);\n        Console.WriteLine("done");\n    }\n}\n'),
-    ("csharp", 'using System;\nusing System.Diagnostics;\n\nclass Program {\n    static int F(int x) { return x + 1; }\n    static void Main() {\n        if (F(1) != 3) Debug.Fail("F(1) is not 3");\n        Console.WriteLine("done");\n    }\n}\n'),
-    ("csharp", 'using System;\nusing System.Diagnostics;\n\nclass Program {\n    static int F(int x) { return x + 1; }\n    static void Main() {\n        try { Debug.Assert(F(1) == 3, "F(1)", "is not 3"); } catch (Exception) { }\n        Console.WriteLine("done");\n    }\n}\n'),
-    ("haskell", 'import Control.Exception (assert)\n\nf :: Int -> Int\nf x = x + 1\n\ng :: Int\ng = assert (f 1 == 3) 0\n\nmain :: IO ()\nmain = print g >> putStrLn "done"\n'),
-    ("haskell", 'import qualified Control.Exception as E\n\nf :: Int -> Int\nf x = x + 1\n\nmain :: IO ()\nmain = E.assert (f 1 == 3) (return ()) >> putStrLn "done"\n'),
-    ("pascal", "program Main;\nfunction F(x: Integer): Integer;\nbegin\n  F := x + 1;\nend;\nbegin\n  Assert(F(1) = 3, 'F(1) is 3');\n  WriteLn('done');\nend.\n"),
-    ("pascal", "program Main;\n{$mode objfpc}\nuses SysUtils;\nfunction F(x: Integer): Integer;\nbegin\n  Result := x + 1;\nend;\nbegin\n  Assert(F(1) = 3);\n  WriteLn('done');\nend.\n"),
-    ("php", '<?php\nfunction f($x) { return $x + 1; }\nassert(f(1) === 3, "f(1) is 3");\necho "done\\n";\n'),
-    ("php", '<?php\nfunction f($x) { return $x + 1; }\nfunction check(): void { assert(f(1) == 3); }\ncheck();\necho "done\\n";\n'),
-    ("racket", '#lang racket\n(require rackunit)\n(define (f x) (+ x 1))\n(test-case "f" (check-equal? (f 1) 3))\n(displayln "done")\n'),
-    ("racket", '#lang racket/base\n(require rackunit)\n(define (f x) (+ x 1))\n(define (test-humaneval)\n  (let ([candidate f])\n    (check-true (= (candidate 1) 3))))\n(test-humaneval)\n(displayln "done")\n'),
+    (
+        "swift",
+        'func f(_ x: Int) -> Int { return x + 1 }\nassert(f(1) == 3, "f(1) is 3")\nprint("done")\n',
+    ),
+    (
+        "swift",
+        'func f(_ x: Int) -> Int { return x + 1 }\nif f(1) != 3 { assertionFailure("f(1) is not 3") }\nprint("done")\n',
+    ),
+    (
+        "csharp",
+        'using System;\nusing System.Diagnostics;\n\nclass Program {\n    static int F(int x) { return x + 1; }\n    static void Main() {\n        Trace.Assert(F(1) == 3);\n        Console.WriteLine("done");\n    }\n}\n',
+    ),
+    (
+        "csharp",
+        'using System;\nusing System.Diagnostics;\n\nclass Program {\n    static int F(int x) { return x + 1; }\n    static void Main() {\n        if (F(1) != 3) Debug.Fail("F(1) is not 3");\n        Console.WriteLine("done");\n    }\n}\n',
+    ),
+    (
+        "csharp",
+        'using System;\nusing System.Diagnostics;\n\nclass Program {\n    static int F(int x) { return x + 1; }\n    static void Main() {\n        try { Debug.Assert(F(1) == 3, "F(1)", "is not 3"); } catch (Exception) { }\n        Console.WriteLine("done");\n    }\n}\n',
+    ),
+    (
+        "haskell",
+        'import Control.Exception (assert)\n\nf :: Int -> Int\nf x = x + 1\n\ng :: Int\ng = assert (f 1 == 3) 0\n\nmain :: IO ()\nmain = print g >> putStrLn "done"\n',
+    ),
+    (
+        "haskell",
+        'import qualified Control.Exception as E\n\nf :: Int -> Int\nf x = x + 1\n\nmain :: IO ()\nmain = E.assert (f 1 == 3) (return ()) >> putStrLn "done"\n',
+    ),
+    (
+        "pascal",
+        "program Main;\nfunction F(x: Integer): Integer;\nbegin\n  F := x + 1;\nend;\nbegin\n  Assert(F(1) = 3, 'F(1) is 3');\n  WriteLn('done');\nend.\n",
+    ),
+    (
+        "pascal",
+        "program Main;\n{$mode objfpc}\nuses SysUtils;\nfunction F(x: Integer): Integer;\nbegin\n  Result := x + 1;\nend;\nbegin\n  Assert(F(1) = 3);\n  WriteLn('done');\nend.\n",
+    ),
+    (
+        "php",
+        '<?php\nfunction f($x) { return $x + 1; }\nassert(f(1) === 3, "f(1) is 3");\necho "done\\n";\n',
+    ),
+    (
+        "php",
+        '<?php\nfunction f($x) { return $x + 1; }\nfunction check(): void { assert(f(1) == 3); }\ncheck();\necho "done\\n";\n',
+    ),
+    (
+        "racket",
+        '#lang racket\n(require rackunit)\n(define (f x) (+ x 1))\n(test-case "f" (check-equal? (f 1) 3))\n(displayln "done")\n',
+    ),
+    (
+        "racket",
+        '#lang racket/base\n(require rackunit)\n(define (f x) (+ x 1))\n(define (test-humaneval)\n  (let ([candidate f])\n    (check-true (= (candidate 1) 3))))\n(test-humaneval)\n(displayln "done")\n',
+    ),
 ]

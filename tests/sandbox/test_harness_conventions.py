@@ -28,7 +28,7 @@ CONVENTIONS: dict[str, tuple[str, str, str | None]] = {
         "perl",
         "use strict;\nuse warnings;\nsub sum_to { my ($n) = @_; my $s = 0; $s += $_ for 1..$n; return [$s]; }\n\n"
         "use Test::Deep;\n\nsub testhumaneval {\n    my $candidate = \\&sum_to;\n"
-        "    if(eq_deeply($candidate->(3),[{expected}])) {\n        print \"ok!\" }else{\n        exit 1;\n        }\n}\n\ntesthumaneval();\n",
+        '    if(eq_deeply($candidate->(3),[{expected}])) {\n        print "ok!" }else{\n        exit 1;\n        }\n}\n\ntesthumaneval();\n',
         None,
     ),
     # MultiPL-E's Java prompts: org.javatuples on the class path, class Problem, java -ea.
