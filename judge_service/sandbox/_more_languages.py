@@ -8,6 +8,8 @@ own out-of-memory (``mle_markers``) when the RSS watcher has not stopped it firs
 
 from __future__ import annotations
 
+import signal
+
 from judge_service.sandbox._spec import LanguageSpec
 from judge_service.sandbox.models import TestMode
 
@@ -144,6 +146,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         assertion=(
             "Debug.Assert, Trace.Assert (DEBUG and TRACE defined; the launcher's listener): exit 1"
         ),
+        # MultiPL-E's C# tests: Debug.Assert lines in Main. An uncaught exception exits 1 too.
+        assert_failure_exit=1,
         rss_allowance_mb=32,
         mle_markers=("OutOfMemoryException",),
     ),
@@ -181,6 +185,9 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main",),
         run_argv=("/work/main",),
         assertion="assert() (-assert-config Debug beside -O): a trap, SIGILL",
+        # MultiPL-E's Swift tests: top-level assert() lines. Any runtime trap (an index out of
+        # range, a nil unwrapped) is SIGILL too.
+        assert_failure_exit=-signal.SIGILL,
         # swiftc caches Clang modules under the home directory (the sandbox's /tmp).
         env={"CLANG_MODULE_CACHE_PATH": "/tmp/swift-module-cache"},
     ),
@@ -331,6 +338,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         rss_allowance_mb=160,
         mle_markers=("out of memory",),
         assertion="rackunit's checks (the runner ends the program at a failed one), error: exit 1",
+        # MultiPL-E's Racket tests: rackunit checks in a function the test calls.
+        assert_failure_exit=1,
     ),
     LanguageSpec(
         name="sql",

@@ -24,10 +24,26 @@ static class JudgeLauncher
             Console.Out.Flush();
             Console.Error.WriteLine("Assertion failed: " + (message ?? "")
                 + (string.IsNullOrEmpty(detail) ? "" : " " + detail));
-            Console.Error.WriteLine(new StackTrace(2, true));
+            Console.Error.Write(ProgramFrames());
             Console.Error.Flush();
             Environment.Exit(FailedAssertionExit);
         }
+    }
+
+    // The failed assertion's place: the stack without Debug's, Trace's and the launcher's frames.
+    static string ProgramFrames()
+    {
+        var frames = new System.Text.StringBuilder();
+        foreach (StackFrame frame in new StackTrace(true).GetFrames())
+        {
+            MethodBase method = frame.GetMethod();
+            Type type = method == null ? null : method.DeclaringType;
+            if (type == null || type.Namespace == "System.Diagnostics"
+                || type.Namespace == "System.Reflection" || type.Assembly == typeof(JudgeLauncher).Assembly)
+                continue;
+            frames.AppendLine("  at " + type.FullName + "." + method.Name);
+        }
+        return frames.ToString();
     }
 
     // Whether the program names Debug or Trace (their type references are null-terminated

@@ -73,6 +73,24 @@ PROGRAMS: dict[str, tuple[str, str, str, str]] = {
         "    def main(args: Array[String]) = {\n    assert(add((2l), (3l)) == (5l));\n    }\n}",
         "    def main(args: Array[String]) = {\n    assert(add((0l), (0l)) == (0l));\n    }\n}",
     ),
+    "swift": (
+        "func add(a: Int, b: Int) -> Int {\n    return a + b\n}",
+        "func add(a: Int, b: Int) -> Int {\n    return a * b\n}",
+        "func test() {\n    let candidate = add\n    assert(candidate(2, 3) == 5)\n}\n\ntest()",
+        "assert(add(a: 0, b: 0) == 0)",
+    ),
+    "csharp": (
+        "using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\nusing System.Linq;\nusing System.Text;\nusing System.Security.Cryptography;\nclass Problem {\n    public static long Add(long a, long b) {\n        return a + b;\n    }",
+        "using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\nusing System.Linq;\nusing System.Text;\nusing System.Security.Cryptography;\nclass Problem {\n    public static long Add(long a, long b) {\n        return a * b;\n    }",
+        "    public static void Main(string[] args) {\n    Debug.Assert(Add((2L), (3L)) == (5L));\n    }\n\n}",
+        "    public static void Main(string[] args) {\n    Debug.Assert(Add((0L), (0L)) == (0L));\n    }\n\n}",
+    ),
+    "racket": (
+        "#lang racket\n\n(define (add a b)\n  (+ a b))",
+        "#lang racket\n\n(define (add a b)\n  (* a b))",
+        "(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate add))\n    (check-equal? (candidate 2 3) 5)\n))\n\n(test-humaneval)",
+        "(require rackunit)\n(check-equal? (add 0 0) 0)",
+    ),
     "ocaml": (
         "let add (a : int) (b : int) : int = a + b",
         "let add (a : int) (b : int) : int = a * b",
