@@ -53,6 +53,7 @@ def agent_bundle() -> bytes:
             "judge_service.sandbox.agent.streams",
             "judge_service.sandbox.agent.checkers",
             "judge_service.sandbox.agent.procfs",  # before helpers, which import it
+            "judge_service.sandbox.agent.seccomp",
             "judge_service.sandbox.agent.helpers",
             "judge_service.sandbox.agent.workdir",
             "judge_service.sandbox.agent.ipc",

@@ -30,6 +30,16 @@ class SandboxConfig(BaseSettings):
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
     )
+    sandbox_memory_budget_mb: int | None = Field(
+        None,
+        ge=256,
+        description="Memory the live sandboxes may take together (default: 80% of the host's "
+        "memory): each sandbox holds 192 MB of it for the judge's own processes, each running "
+        "job its memory limit and its runtime's allowance. A sandbox or job past it first "
+        "closes the longest-idle sandbox of any language, else waits for a job to end: "
+        "sandboxes together never promise the host more than it has, whatever "
+        "sandboxes_per_language allows.",
+    )
     sandbox_idle_s: float = Field(
         300.0,
         ge=0,
@@ -39,6 +49,15 @@ class SandboxConfig(BaseSettings):
     sandbox_pids_limit: int = Field(128, ge=16, description="Most processes in one sandbox.")
     sandbox_work_mb: int = Field(256, ge=16, description="Size of the /work tmpfs.")
     sandbox_tmp_mb: int = Field(64, ge=8, description="Size of the /tmp tmpfs.")
+    sandbox_tmpfs_inodes: int = Field(
+        16384,
+        ge=1024,
+        description="Most files (inodes) in each of a sandbox's tmpfs mounts (/work, /tmp, "
+        "/dev/shm). Inodes and extended attributes are kernel memory no tmpfs size bounds: a "
+        "program could hold hundreds of MB of it in empty files or 64 KB xattrs. Capped, each "
+        "mount holds at most about 1 KB of each per inode (the kernel charges xattrs to the "
+        "same budget). Go's compile links about 2,000 cache files into /tmp.",
+    )
     test_cache_mb: int = Field(
         64,
         ge=0,

@@ -19,15 +19,17 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _appended, _jobs, _rejudge
+from judge_service.sandbox._memory_budget import MemoryBudget, default_budget_mb
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
 from judge_service.sandbox.images import build_command, image_tag
+from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
-from judge_service.sandbox.validation import validate_job
+from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB, validate_job
 
 
 @dataclass
@@ -68,6 +70,7 @@ class SandboxPool:
         self.stats = PoolStats()
         self._client = client
         self._factory = sandbox_factory or self._start_sandbox
+        self._budget = MemoryBudget(self.settings.sandbox_memory_budget_mb or default_budget_mb())
         self._pools: dict[str, _LanguagePool] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -160,19 +163,21 @@ class SandboxPool:
             return list(executor.map(self._judge_or_system_error, jobs))
 
     def warm(self, languages: Iterable[str], count: int | None = None) -> None:
-        """Start sandboxes ahead of traffic (``count`` per language, default its capacity)."""
-        started: list[tuple[_LanguagePool, Sandbox]] = []
+        """Start sandboxes ahead of traffic (``count`` per language, default its capacity, at
+        most what the memory budget allows)."""
         for language in languages:
             pool = self._pool(language)
-            target = min(count or pool.capacity, pool.capacity)
+            fits = self._budget.budget_mb // SANDBOX_OVERHEAD_MB
+            target = min(count or pool.capacity, pool.capacity, fits)
+            started: list[Sandbox] = []
             while True:
                 with pool.condition:
                     if pool.count >= target:
                         break
                     pool.count += 1
-                started.append((pool, self._create(pool)))
-        for pool, sandbox in started:
-            self._release(pool, sandbox, healthy=True)
+                started.append(self._create(pool))
+            for sandbox in started:
+                self._release(pool, sandbox, healthy=True)
 
     @property
     def closed(self) -> bool:
@@ -196,7 +201,7 @@ class SandboxPool:
                 pool.count -= len(idle)
                 pool.condition.notify_all()
             for sandbox in idle:
-                sandbox.close()
+                self._discard(sandbox, counted=False)
 
     def __enter__(self) -> SandboxPool:
         return self
@@ -227,7 +232,11 @@ class SandboxPool:
         )
         sandbox = self._acquire(pool, wait_until)
         healthy = False
+        reserved_mb = 0
         try:
+            reserved_mb = self._budget.take(
+                _job_memory_mb(job, compiling), self._evict_idle, wait_until
+            )
             reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":
@@ -239,6 +248,7 @@ class SandboxPool:
             sandbox.jobs_run += 1
             return result, reply_blob
         finally:
+            self._budget.give(reserved_mb)
             self._release(pool, sandbox, healthy)
 
     def _request(
@@ -317,9 +327,42 @@ class SandboxPool:
                 if cold:
                     pool.condition.notify_all()  # room to start one for a waiter, if any
         for sandbox in cold:
-            self.stats.sandboxes_destroyed += 1
-            sandbox.close()
+            self._discard(sandbox)
         return len(cold)
+
+    def _evict_idle(self) -> bool:
+        """Close the sandbox idle the longest, of any language, to give its memory to a new
+        one; whether there was one."""
+        with self._lock:
+            pools = list(self._pools.values())
+        oldest: tuple[float, _LanguagePool] | None = None
+        for pool in pools:
+            with pool.condition:
+                if pool.idle:
+                    since = pool.idle_since.get(pool.idle[0], 0.0)
+                    if oldest is None or since < oldest[0]:
+                        oldest = (since, pool)
+        if oldest is None:
+            return False
+        pool = oldest[1]
+        with pool.condition:
+            if not pool.idle:
+                return True  # taken meanwhile: look again
+            sandbox = pool.idle.pop(0)
+            pool.idle_since.pop(sandbox, None)
+            pool.count -= 1
+            pool.condition.notify_all()
+        self._discard(sandbox)
+        return True
+
+    def _discard(self, sandbox: Sandbox, counted: bool = True) -> None:
+        """Close a sandbox the pool no longer holds; its memory goes back to the budget."""
+        if counted:
+            self.stats.sandboxes_destroyed += 1
+        try:
+            sandbox.close()
+        finally:
+            self._budget.give(SANDBOX_OVERHEAD_MB)
 
     def _acquire(self, pool: _LanguagePool, wait_until: float | None = None) -> Sandbox:
         with pool.condition:
@@ -340,17 +383,25 @@ class SandboxPool:
                 return sandbox
             pool.count += 1
         try:
-            return self._create(pool)
+            return self._create(pool, wait_until)
         except BaseException:
             with pool.condition:
                 pool.busy -= 1
                 pool.condition.notify()
             raise
 
-    def _create(self, pool: _LanguagePool) -> Sandbox:
+    def _create(self, pool: _LanguagePool, wait_until: float | None = None) -> Sandbox:
+        try:
+            self._budget.take(SANDBOX_OVERHEAD_MB, self._evict_idle, wait_until)
+        except BaseException:
+            with pool.condition:
+                pool.count -= 1
+                pool.condition.notify()
+            raise
         try:
             sandbox = self._factory(pool.language)
         except BaseException:
+            self._budget.give(SANDBOX_OVERHEAD_MB)
             with pool.condition:
                 pool.count -= 1
                 pool.condition.notify()
@@ -368,8 +419,7 @@ class SandboxPool:
                 return
             pool.count -= 1
             pool.condition.notify()
-        self.stats.sandboxes_destroyed += 1
-        sandbox.close()
+        self._discard(sandbox)
 
     def _docker(self) -> docker.DockerClient:
         if self._client is None:
@@ -411,3 +461,12 @@ class SandboxPool:
         job_verdicts[result.verdict.value] = job_verdicts.get(result.verdict.value, 0) + 1
         for test in result.tests:
             test_verdicts[test.verdict.value] = test_verdicts.get(test.verdict.value, 0) + 1
+
+
+def _job_memory_mb(job: Job, compiling: bool) -> int:
+    """What a job may use before the agent stops it: its memory limit (its compile's, when
+    larger and compiling) and its runtime's allowance above the limit."""
+    limits = job.limits
+    largest = max(limits.memory_limit_mb, limits.compile_memory_limit_mb if compiling else 0)
+    spec = LANGUAGES.get(job.language)
+    return largest + (spec.rss_allowance_mb if spec is not None else 0)

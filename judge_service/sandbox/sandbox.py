@@ -104,11 +104,7 @@ class Sandbox:
             user=settings.sandbox_user,
             network_mode="none",
             read_only=True,
-            tmpfs={
-                "/work": f"rw,exec,nosuid,nodev,size={settings.sandbox_work_mb}m,mode=1777",
-                "/tmp": f"rw,exec,nosuid,nodev,size={settings.sandbox_tmp_mb}m,mode=1777",
-            },
-            shm_size="64m",
+            tmpfs=tmpfs_mounts(settings),
             ipc_mode="private",
             sysctls=ipc_sysctls(settings),
             # The agent reads its own cgroup's memory.stat for the shared memory of a test.
@@ -265,6 +261,18 @@ class Sandbox:
                 self._frames += payload
             elif stream == STDERR:
                 self._stderr.append(payload)
+
+
+def tmpfs_mounts(settings: SandboxConfig) -> dict[str, str]:
+    """The sandbox's writable mounts, each with its size and its inodes capped (see
+    ``SandboxConfig.sandbox_tmpfs_inodes``); /dev/shm too, in place of Docker's, whose inodes
+    are not."""
+    inodes = f"nr_inodes={settings.sandbox_tmpfs_inodes}"
+    return {
+        "/work": f"rw,exec,nosuid,nodev,size={settings.sandbox_work_mb}m,{inodes},mode=1777",
+        "/tmp": f"rw,exec,nosuid,nodev,size={settings.sandbox_tmp_mb}m,{inodes},mode=1777",
+        "/dev/shm": f"rw,noexec,nosuid,nodev,size=64m,{inodes},mode=1777",
+    }
 
 
 def ipc_sysctls(settings: SandboxConfig) -> dict[str, str]:

@@ -52,17 +52,18 @@ def test_without_a_cgroup_a_detached_segment_counts_its_resident_pages(
 def test_program_output_and_mapped_pages_are_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     charged = [100]
     monkeypatch.setattr(ipc, "shared_kb", lambda: charged[0])
+    monkeypatch.setattr(ipc, "kernel_kb", lambda: 500)
     output = os.memfd_create("stdout")
     try:
-        shared = ipc.SharedMemory([output])
+        shared = ipc.MemoryBeyondRss([output])
         os.write(output, b"o" * (1 << 20))
         charged[0] += 1024  # the output's pages, charged like any shared memory
-        assert shared.unmapped_kb([]) == 0
+        assert shared.beyond_rss_kb([]) == 0
         charged[0] += 4096  # a segment the program filled
-        assert shared.unmapped_kb([]) == 4096
+        assert shared.beyond_rss_kb([]) == 4096
         monkeypatch.setattr(ipc, "mapped_kb", lambda pids: 1024 * len(pids))
-        assert shared.unmapped_kb([1]) == 3072  # a quarter of it mapped: in the RSS already
-        assert shared.unmapped_kb([1, 2, 3, 4, 5]) == 0
+        assert shared.beyond_rss_kb([1]) == 3072  # a quarter of it mapped: in the RSS already
+        assert shared.beyond_rss_kb([1, 2, 3, 4, 5]) == 0
     finally:
         os.close(output)
 

@@ -30,6 +30,7 @@ from judge_service.sandbox.agent import (
     checkers,
     javac_server,
     procfs,
+    seccomp,
     testdata,
     verdicts,
     wire,
@@ -107,6 +108,9 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 
 def main() -> None:
     LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Before anything starts: every process of the sandbox inherits it (a failure stops the
+    # agent, and the sandbox with it: no sandbox runs without it).
+    seccomp.install(LIBC)
     # Init only receives signals it handles; Python's SIGINT handler would be one.
     for sig in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD}:
         try:

@@ -1,4 +1,4 @@
-"""Shared memory and IPC objects: the memory a run holds outside its processes' resident sets,
+"""The memory a run holds outside its processes' resident sets (shared memory, kernel memory)
 and the removal of SysV objects. Standard library only (sent to the agent)."""
 
 from __future__ import annotations
@@ -15,40 +15,61 @@ CGROUP_MEMORY_USAGE = (
     "/sys/fs/cgroup/memory/memory.usage_in_bytes",
     "/sys/fs/cgroup/memory.current",
 )
+# The kernel memory the sandbox's cgroup is charged for: v1's kmem counter, then v2's
+# memory.stat (its "kernel" total where the kernel has one, else its parts) and socket buffers.
+CGROUP_KMEM_USAGE = "/sys/fs/cgroup/memory/memory.kmem.usage_in_bytes"
+CGROUP_V2_STATS = "/sys/fs/cgroup/memory.stat"
+_V2_KERNEL_PARTS = (b"slab ", b"kernel_stack ", b"pagetables ", b"percpu ", b"vmalloc ")
 # tmpfs mounts whose files are the job's files, bounded by their own sizes: not a test's memory.
 FILE_MOUNTS = ("/work", "/tmp")
 
 
-class SharedMemory:
-    """Shared memory a run created that none of its processes has mapped.
+class MemoryBeyondRss:
+    """Memory a run holds that none of its processes' resident sets shows.
 
-    A SysV segment, a /dev/shm file or a memfd holds memory that shows in a process's RSS only
-    while mapped, and only the pages touched through that mapping: a segment touched a window
-    at a time, a memfd filled with write(), a segment kept by an attacher that never touches it
-    all escape the RSS. The sandbox's cgroup is charged for every page, whoever holds it (even
-    a process that made itself non-dumpable, so its descriptors cannot be listed), so its
-    growth since the run started, less what the run's processes map, is what the RSS misses.
+    - Shared memory none of its processes has mapped. A SysV segment, a /dev/shm file or a
+      memfd holds memory that shows in a process's RSS only while mapped, and only the pages
+      touched through that mapping: a segment touched a window at a time, a memfd filled with
+      write(), a segment kept by an attacher that never touches it all escape the RSS.
+    - Kernel memory: inodes and extended attributes of the files it makes, socket and pipe
+      buffers, page tables, kernel stacks. A program can hold hundreds of MB there with a tiny
+      RSS (64 KB xattrs on a few thousand files, 300,000 empty files, full socket buffers).
+
+    The sandbox's cgroup is charged for every page, whoever holds it (even a process that made
+    itself non-dumpable, so its descriptors cannot be listed), so its growth since the run
+    started, less what the run's processes map, is what the RSS misses. Kernel memory the run
+    frees (a closed socket) leaves the growth; what it leaves behind (files) stays in it.
     """
 
     def __init__(self, output_fds: list[int]) -> None:
         self.output_fds = output_fds
         self.baseline_kb = self._charged_kb()
         self.baseline_usage_kb = cgroup_usage_kb()
+        self.baseline_kernel_kb = kernel_kb()
 
-    def unmapped_kb(self, pids: list[int], rss_kb: int = 0, limit_kb: int | None = None) -> int:
+    def beyond_rss_kb(self, pids: list[int], rss_kb: int = 0, limit_kb: int | None = None) -> int:
         """What the RSS misses. With ``limit_kb``, 0 when the cgroup's whole growth since the
         start (a counter read in a microsecond; the shared-memory figure costs a statistics
-        flush in the kernel) could not take ``rss_kb`` past the limit: shared memory is part
-        of that growth, so no limit can have been breached through it."""
+        flush in the kernel) could not take ``rss_kb`` past the limit: shared and kernel memory
+        are part of that growth, so no limit can have been breached through them."""
         if limit_kb is not None:
             usage_kb = cgroup_usage_kb()
             if usage_kb is not None and self.baseline_usage_kb is not None:
                 if rss_kb + max(usage_kb - self.baseline_usage_kb, 0) <= limit_kb:
                     return 0
+        return self._unmapped_kb(pids) + self._kernel_grown_kb()
+
+    def _unmapped_kb(self, pids: list[int]) -> int:
         grown = self._charged_kb() - self.baseline_kb
         if grown <= 0:
             return 0
         return max(0, grown - mapped_kb(pids))
+
+    def _kernel_grown_kb(self) -> int:
+        now = kernel_kb()
+        if now is None or self.baseline_kernel_kb is None:
+            return 0
+        return max(0, now - self.baseline_kernel_kb)
 
     def _charged_kb(self) -> int:
         # What the program prints lands in the agent's memfds: output, with its own limit.
@@ -64,6 +85,22 @@ def cgroup_usage_kb() -> int | None:
         except (OSError, ValueError):
             continue
     return None
+
+
+def kernel_kb() -> int | None:
+    """Kernel memory the sandbox's cgroup is charged for, or ``None`` without a cgroup."""
+    try:
+        return int(procfs.read_file(CGROUP_KMEM_USAGE)) // 1024
+    except (OSError, ValueError):
+        pass
+    try:
+        stats = procfs.read_file(CGROUP_V2_STATS)
+    except OSError:
+        return None
+    kernel = procfs.field_kb(stats, b"kernel ")  # in bytes here, not kB
+    if not kernel:
+        kernel = sum(procfs.field_kb(stats, part) for part in _V2_KERNEL_PARTS)
+    return (kernel + procfs.field_kb(stats, b"sock ")) // 1024
 
 
 def shared_kb() -> int:

@@ -269,7 +269,7 @@ class JudgeProcesses:
         an assert-mode harness that runs the candidate as its child: its own memory is the
         judge's, not the program's, and is left out of the program's."""
         self.runs += 1
-        shared = ipc.SharedMemory(cap_fds)
+        beyond_rss = ipc.MemoryBeyondRss(cap_fds)
         judge_pids = sorted(pid for pid in self.judge_pids() if pid)
         clock = procfs.JobCpuClock(judge_pids)
         started = time.monotonic()
@@ -295,7 +295,7 @@ class JudgeProcesses:
             started,
             limits,
             cap_fds,
-            shared,
+            beyond_rss,
             clock,
             self.job_pids,
             runner,

@@ -46,7 +46,7 @@ def watch(
     started: float,
     limits: wire.Limits,
     cap_fds: list[int],
-    shared: ipc.SharedMemory,
+    beyond_rss: ipc.MemoryBeyondRss,
     clock: procfs.JobCpuClock,
     job_pids: Callable[[], list[int]],
     runner: bool = False,
@@ -94,7 +94,7 @@ def watch(
         if now >= next_poll:
             pids = [other for other in job_pids() if not (runner and other == pid)]
             rss = procfs.memory_kb(pids, memory_limit_kb)
-            rss += shared.unmapped_kb(pids, rss, memory_limit_kb)
+            rss += beyond_rss.beyond_rss_kb(pids, rss, memory_limit_kb)
             watch.peak_kb = max(watch.peak_kb, rss)
             if rss > memory_limit_kb:
                 watch.killed_for = watch.killed_for or "memory"
@@ -108,12 +108,13 @@ def watch(
             break
     watch.wall_ms = (time.monotonic() - started) * 1000.0
     # Children the program left running (or unreaped) count too: sampled before they die,
-    # with what it left in shared memory (a /dev/shm file outlives its writer).
+    # with what it left in shared and kernel memory (a /dev/shm file, a file's xattrs outlive
+    # their writer).
     left = job_pids()
     watch.none_left = not left
     others = [other for other in left if other != pid]
     left_kb = procfs.memory_kb(others, memory_limit_kb)
-    left_kb += shared.unmapped_kb(others, max(left_kb, watch.peak_kb), memory_limit_kb)
+    left_kb += beyond_rss.beyond_rss_kb(others, max(left_kb, watch.peak_kb), memory_limit_kb)
     watch.peak_kb = max(watch.peak_kb, left_kb)
     cpu_s = procfs.usage(others)[1]
     watch.orphan_cpu_ms = cpu_s * 1000.0
