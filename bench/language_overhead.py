@@ -1,4 +1,4 @@
-"""Per-test overhead and HumanEval-X throughput of the seven first languages, for A/B runs.
+"""Per-test overhead of the languages below and HumanEval-X throughput, for A/B runs.
 
 Per-test overhead: the same 20-test stdin sum program per language (compiled once, then from
 the compile cache), judged ``--repeats`` times one job at a time; overhead per test = job wall
@@ -45,6 +45,19 @@ SUM_PROGRAMS = {
     " std::io::stdin().read_to_string(&mut s).unwrap();"
     " let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();"
     ' println!("{}", v[0] + v[1]); }\n',
+    "typescript": "const [a, b]: number[] = require('fs').readFileSync(0, 'utf8').trim()"
+    ".split(/\\s+/).map(Number);\nconsole.log(a + b);\n",
+    "php": "<?php\n[$a, $b] = array_map('intval', preg_split('/\\s+/', trim(stream_get_contents("
+    'STDIN))));\necho $a + $b, "\\n";\n',
+    "lua": "local a, b = io.read('n', 'n')\nprint(math.tointeger(a + b))\n",
+    "perl": "my ($a, $b) = split ' ', <STDIN>;\nprint $a + $b, \"\\n\";\n",
+    "csharp": "using System;\nclass P { static void Main() { var v = Console.ReadLine().Split(' ');"
+    " Console.WriteLine(long.Parse(v[0]) + long.Parse(v[1])); } }\n",
+    "swift": 'let v = readLine()!.split(separator: " ").map { Int($0)! }\nprint(v[0] + v[1])\n',
+    "haskell": "main :: IO ()\nmain = interact $ \\s ->"
+    ' let [a, b] = map read (words s) :: [Integer] in show (a + b) ++ "\\n"\n',
+    "pascal": "program Main;\nvar a, b: Int64;\nbegin\n  ReadLn(a, b);\n  WriteLn(a + b);\nend.\n",
+    "racket": "#lang racket/base\n(define a (read))\n(define b (read))\n(displayln (+ a b))\n",
 }
 TESTS = [{"input": f"{i} {i * 7}\n", "output": str(i * 8)} for i in range(20)]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "humaneval-x"

@@ -54,9 +54,10 @@ class SandboxConfig(BaseSettings):
         ge=1024,
         description="Most files (inodes) in each of a sandbox's tmpfs mounts (/work, /tmp, "
         "/dev/shm). Inodes and extended attributes are kernel memory no tmpfs size bounds: a "
-        "program could hold hundreds of MB of it in empty files or 64 KB xattrs. Capped, each "
-        "mount holds at most about 1 KB of each per inode (the kernel charges xattrs to the "
-        "same budget). Go's compile links about 2,000 cache files into /tmp.",
+        "program could hold hundreds of MB of it in empty files or 64 KB xattrs. The kernel "
+        "charges a mount's inodes and xattrs to one space of 1 KB per allowed inode (16 MB at "
+        "the default), and the agent counts what they hold as the test's memory. Go's compile "
+        "links about 2,000 cache files into /tmp.",
     )
     test_cache_mb: int = Field(
         64,

@@ -42,7 +42,7 @@ READERS: dict[str, str] = {
     "perl": f"open(my $f, '<', '{ADJ}') or die;\nmy $v = <$f>;\nprint $v;\n",
     "csharp": f'using System;\nusing System.IO;\nclass P {{ static void Main() {{ Console.WriteLine(File.ReadAllText("{ADJ}").Trim()); }} }}\n',
     "r": f"cat(readLines('{ADJ}'), sep = '\\n')\n",
-    "swift": f'import Glibc\nlet f = fopen("{ADJ}", "r")\nvar buffer = [CChar](repeating: 0, count: 16)\nfgets(&buffer, 16, f)\nprint(String(cString: buffer), terminator: "")\n',
+    "swift": f'import Glibc\nlet f = fopen("{ADJ}", "r")\nvar buffer = [CChar](repeating: 0, count: 16)\nfgets(&buffer, 16, f!)\nprint(String(cString: buffer), terminator: "")\n',
     "scala": f'object Main {{ def main(args: Array[String]): Unit = println(scala.io.Source.fromFile("{ADJ}").mkString.trim) }}\n',
     "d": f'import std.stdio, std.file, std.string;\nvoid main() {{ writeln(readText("{ADJ}").strip); }}\n',
     "d_ut": f'import std.file, std.string;\nunittest {{ assert(readText("{ADJ}").strip == "1000"); }}\nvoid main() {{}}\n',
@@ -51,7 +51,8 @@ READERS: dict[str, str] = {
     "pascal": f"program Main;\nvar f: Text; s: string;\nbegin\n  Assign(f, '{ADJ}');\n  Reset(f);\n  ReadLn(f, s);\n  WriteLn(s);\nend.\n",
     "fortran": f"program main\n  character(len=16) :: s\n  open(10, file='{ADJ}', action='read')\n  read(10, '(a)') s\n  print '(a)', trim(s)\nend program main\n",
     "racket": f'#lang racket/base\n(displayln (call-with-input-file "{ADJ}" read-line))\n',
-    "sql": f"SELECT trim(CAST(readfile('{ADJ}') AS TEXT));\n",
+    # /proc's files have no size, which readfile() reads by: a child of sqlite3 inherits its score.
+    "sql": f".shell cat {ADJ}\n",
     "verilog": f'module main;\n  integer fd, code;\n  reg [8*16:1] line;\n  initial begin\n    fd = $fopen("{ADJ}", "r");\n    code = $fgets(line, fd);\n    $write("%0s", line);\n  end\nendmodule\n',
 }
 
