@@ -139,10 +139,11 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         # mcs -optimize+ -d:DEBUG -d:TRACE -r:System.Numerics, and current C#'s implicit usings
         # for a program that needs them (the script says when): sandbox_images/csharp/compile.
         compile_argv=("/opt/judge/csharp/compile", "{source}"),
-        artifacts=("main.exe",),
-        # Mono's trace listener only logs a failed Debug.Assert; the launcher's ends the
-        # program (sandbox_images/csharp/Launcher.cs).
-        run_argv=("/usr/bin/mono", "/opt/judge/csharp/launcher.exe", "main.exe"),
+        # main.exe, or the launcher in its place and the program as program.exe: Mono's trace
+        # listener only logs a failed Debug.Assert; the launcher's ends the program
+        # (sandbox_images/csharp/Launcher.cs).
+        artifacts=("*.exe",),
+        run_argv=("/usr/bin/mono", "main.exe"),
         assertion=(
             "Debug.Assert, Trace.Assert (DEBUG and TRACE defined; the launcher's listener): exit 1"
         ),

@@ -1,8 +1,8 @@
-// Runs a judged C# program (its assembly the first argument, its own arguments after) with a
-// trace listener that ends the process at the first failed Debug.Assert or Trace.Assert, as a
-// failed assertion ends a program in the other languages. Mono's default listener only logs the
-// failure and the program goes on to exit 0: MultiPL-E's C# tests (Debug.Assert lines in Main)
-// would accept any answer.
+// Runs a judged C# program (program.exe beside this launcher, which the compile script puts in
+// main.exe's place when the program names Debug or Trace) with a trace listener that ends the
+// process at the first failed Debug.Assert or Trace.Assert, as a failed assertion ends a program
+// in the other languages. Mono's default listener only logs the failure and the program goes on
+// to exit 0: MultiPL-E's C# tests (Debug.Assert lines in Main) would accept any answer.
 using System;
 using System.Diagnostics;
 using System.Reflection;
@@ -46,37 +46,13 @@ static class JudgeLauncher
         return frames.ToString();
     }
 
-    // Whether the program names Debug or Trace (their type references are null-terminated
-    // names in its metadata). Only then is the listener installed: the first use of the
-    // listeners reads Mono's configuration, about 55 ms of CPU a program that asserts nothing
-    // should not pay.
-    static bool NamesDebugOrTrace(byte[] image)
-    {
-        return Contains(image, "\0Debug\0") || Contains(image, "\0Trace\0");
-    }
-
-    static bool Contains(byte[] haystack, string needle)
-    {
-        for (int start = 0; start + needle.Length <= haystack.Length; start++)
-        {
-            int matched = 0;
-            while (matched < needle.Length && haystack[start + matched] == needle[matched]) matched++;
-            if (matched == needle.Length) return true;
-        }
-        return false;
-    }
-
     static int Main(string[] args)
     {
-        if (NamesDebugOrTrace(System.IO.File.ReadAllBytes(args[0])))
-        {
-            Trace.Listeners.Clear();
-            Trace.Listeners.Add(new FailingListener());
-        }
-        MethodInfo entry = Assembly.LoadFrom(args[0]).EntryPoint;
-        string[] programArgs = new string[args.Length - 1];
-        Array.Copy(args, 1, programArgs, 0, programArgs.Length);
-        object[] parameters = entry.GetParameters().Length == 0 ? null : new object[] { programArgs };
+        Trace.Listeners.Clear();
+        Trace.Listeners.Add(new FailingListener());
+        string program = System.IO.Path.Combine(AppDomain.CurrentDomain.BaseDirectory, "program.exe");
+        MethodInfo entry = Assembly.LoadFrom(program).EntryPoint;
+        object[] parameters = entry.GetParameters().Length == 0 ? null : new object[] { args };
         try
         {
             object status = entry.Invoke(null, parameters);

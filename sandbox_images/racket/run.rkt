@@ -4,11 +4,9 @@
 ;; program: rackunit reports a failed check on stderr and goes on, so a program of failing
 ;; checks (MultiPL-E's Racket tests) would exit 0. The report is rackunit's own; the exit
 ;; status is 1, as for an uncaught error.
-(require racket/vector)
-
 (define arguments (current-command-line-arguments))
 (define program `(file ,(path->string (path->complete-path (vector-ref arguments 0)))))
-(current-command-line-arguments (vector-drop arguments 1))
+(current-command-line-arguments (for/vector ([argument (in-vector arguments 1)]) argument))
 
 (define (run-if-declared submodule)
   (define name `(submod ,program ,submodule))
