@@ -219,13 +219,19 @@ def _main_class(code: str) -> str | None:
 
 
 _SCALA_OBJECT = re.compile(r"\bobject\s+([A-Za-z_][\w$]*)")
+# Comments and literals, which may say "object" or "def main(" without declaring anything.
+_SCALA_NOT_CODE = re.compile(
+    r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'|//[^\n]*|/\*[\s\S]*?\*/'
+)
 _SCALA_ENTRY = re.compile(r"\bextends\s+App\b|\bdef\s+main\s*\(")
 
 
 def scala_main_object(code: str) -> str:
     """The object a Scala program starts from, as SandboxFusion's tests name it freely: the first
     ``object`` that declares ``def main(`` or extends ``App`` before the next ``object`` keyword
-    (a helper object before it is passed over), else the first object, else ``Main``."""
+    (a helper object before it is passed over), else the first object, else ``Main``; what
+    comments and string literals say is not read."""
+    code = _SCALA_NOT_CODE.sub(lambda literal: " " * len(literal[0]), code)
     objects = list(_SCALA_OBJECT.finditer(code))
     if not objects:
         return "Main"

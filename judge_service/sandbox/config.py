@@ -33,12 +33,13 @@ class SandboxConfig(BaseSettings):
     sandbox_memory_budget_mb: int | None = Field(
         None,
         ge=256,
-        description="Memory the live sandboxes may take together (default: 80% of the host's "
-        "memory): each sandbox holds 192 MB of it for the judge's own processes, each running "
-        "job its memory limit and its runtime's allowance. A sandbox or job past it first "
-        "closes the longest-idle sandbox of any language, else waits for a job to end: "
-        "sandboxes together never promise the host more than it has, whatever "
-        "sandboxes_per_language allows.",
+        description="Memory the live sandboxes may take together (default: no bound): each "
+        "sandbox holds 192 MB of it for the judge's own processes, each running job its memory "
+        "limit and its runtime's allowance. A job past it waits its turn, closing idle "
+        "sandboxes of any language when that makes room: sandboxes together never promise the "
+        "host more than it has. Off by default: verl's 64 concurrent /run_code requests carry "
+        "no memory limit (1 GB each), and 80% of a 24 GB host ran 15 at a time, too few to "
+        "answer before verl's deadline when a third of them loop.",
     )
     sandbox_idle_s: float = Field(
         300.0,

@@ -19,7 +19,7 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _appended, _jobs, _rejudge
-from judge_service.sandbox._memory_budget import MemoryBudget, default_budget_mb
+from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
 from judge_service.sandbox.cache import CompileCache, compile_key
@@ -70,7 +70,7 @@ class SandboxPool:
         self.stats = PoolStats()
         self._client = client
         self._factory = sandbox_factory or self._start_sandbox
-        self._budget = MemoryBudget(self.settings.sandbox_memory_budget_mb or default_budget_mb())
+        self._budget = MemoryBudget(self.settings.sandbox_memory_budget_mb)
         self._pools: dict[str, _LanguagePool] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -164,20 +164,31 @@ class SandboxPool:
 
     def warm(self, languages: Iterable[str], count: int | None = None) -> None:
         """Start sandboxes ahead of traffic (``count`` per language, default its capacity, at
-        most what the memory budget allows)."""
+        most what the memory budget holds), each with its idle share of the budget."""
         for language in languages:
             pool = self._pool(language)
             fits = self._budget.budget_mb // SANDBOX_OVERHEAD_MB
             target = min(count or pool.capacity, pool.capacity, fits)
             started: list[Sandbox] = []
-            while True:
-                with pool.condition:
-                    if pool.count >= target:
-                        break
-                    pool.count += 1
-                started.append(self._create(pool))
-            for sandbox in started:
-                self._release(pool, sandbox, healthy=True)
+            try:
+                while True:
+                    with pool.condition:
+                        if pool.count >= target:
+                            break
+                        pool.count += 1
+                    try:
+                        self._budget.take(SANDBOX_OVERHEAD_MB, self._evict_idle, self._idle_mb)
+                    except BaseException:
+                        self._uncount(pool)
+                        raise
+                    try:
+                        started.append(self._create(pool))
+                    except BaseException:
+                        self._budget.give(SANDBOX_OVERHEAD_MB)
+                        raise
+            finally:
+                for sandbox in started:
+                    self._release(pool, sandbox, True, SANDBOX_OVERHEAD_MB)
 
     @property
     def closed(self) -> bool:
@@ -230,13 +241,21 @@ class SandboxPool:
         wait_until = (
             answer_by - _jobs.longest_run_s(job, compiling) if answer_by is not None else None
         )
-        sandbox = self._acquire(pool, wait_until)
-        healthy = False
-        reserved_mb = 0
+        # The job's memory and its sandbox's share, reserved before it holds a sandbox: a job
+        # waiting for memory holds nothing another needs.
+        reserved_mb = self._budget.take(
+            _job_memory_mb(job, compiling) + SANDBOX_OVERHEAD_MB,
+            self._evict_idle,
+            self._idle_mb,
+            wait_until,
+        )
         try:
-            reserved_mb = self._budget.take(
-                _job_memory_mb(job, compiling), self._evict_idle, wait_until
-            )
+            sandbox = self._acquire(pool, wait_until)
+        except BaseException:
+            self._budget.give(reserved_mb)
+            raise
+        healthy = False
+        try:
             reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":
@@ -248,8 +267,7 @@ class SandboxPool:
             sandbox.jobs_run += 1
             return result, reply_blob
         finally:
-            self._budget.give(reserved_mb)
-            self._release(pool, sandbox, healthy)
+            self._release(pool, sandbox, healthy, reserved_mb)
 
     def _request(
         self,
@@ -355,14 +373,22 @@ class SandboxPool:
         self._discard(sandbox)
         return True
 
-    def _discard(self, sandbox: Sandbox, counted: bool = True) -> None:
-        """Close a sandbox the pool no longer holds; its memory goes back to the budget."""
+    def _idle_mb(self) -> int:
+        """The budget the idle sandboxes hold (what closing all of them would give back)."""
+        with self._lock:
+            pools = list(self._pools.values())
+        return SANDBOX_OVERHEAD_MB * sum(len(pool.idle) for pool in pools)
+
+    def _discard(self, sandbox: Sandbox, counted: bool = True, idle_share: bool = True) -> None:
+        """Close a sandbox the pool no longer holds; an idle one's share goes back to the
+        budget (a busy one's is part of its job's reservation)."""
         if counted:
             self.stats.sandboxes_destroyed += 1
         try:
             sandbox.close()
         finally:
-            self._budget.give(SANDBOX_OVERHEAD_MB)
+            if idle_share:
+                self._budget.give(SANDBOX_OVERHEAD_MB)
 
     def _acquire(self, pool: _LanguagePool, wait_until: float | None = None) -> Sandbox:
         with pool.condition:
@@ -380,46 +406,49 @@ class SandboxPool:
             if pool.idle:
                 sandbox = pool.idle.pop()
                 pool.idle_since.pop(sandbox, None)
+                # Its idle share of the budget: the job's reservation holds it now.
+                self._budget.give(SANDBOX_OVERHEAD_MB)
                 return sandbox
             pool.count += 1
         try:
-            return self._create(pool, wait_until)
+            return self._create(pool)
         except BaseException:
             with pool.condition:
                 pool.busy -= 1
                 pool.condition.notify()
             raise
 
-    def _create(self, pool: _LanguagePool, wait_until: float | None = None) -> Sandbox:
-        try:
-            self._budget.take(SANDBOX_OVERHEAD_MB, self._evict_idle, wait_until)
-        except BaseException:
-            with pool.condition:
-                pool.count -= 1
-                pool.condition.notify()
-            raise
+    def _create(self, pool: _LanguagePool) -> Sandbox:
         try:
             sandbox = self._factory(pool.language)
         except BaseException:
-            self._budget.give(SANDBOX_OVERHEAD_MB)
-            with pool.condition:
-                pool.count -= 1
-                pool.condition.notify()
+            self._uncount(pool)
             raise
         self.stats.sandboxes_started += 1
         return sandbox
 
-    def _release(self, pool: _LanguagePool, sandbox: Sandbox, healthy: bool) -> None:
+    def _uncount(self, pool: _LanguagePool) -> None:
+        with pool.condition:
+            pool.count -= 1
+            pool.condition.notify()
+
+    def _release(
+        self, pool: _LanguagePool, sandbox: Sandbox, healthy: bool, reserved_mb: int
+    ) -> None:
+        """Back to the idle sandboxes, keeping its share of ``reserved_mb`` (the rest goes back
+        to the budget), or closed, giving all of it back."""
         with pool.condition:
             pool.busy = max(0, pool.busy - 1)
             if healthy and not self._closed:
                 pool.idle.append(sandbox)
                 pool.idle_since[sandbox] = time.monotonic()
                 pool.condition.notify()
+                self._budget.give(reserved_mb - SANDBOX_OVERHEAD_MB)
                 return
             pool.count -= 1
             pool.condition.notify()
-        self._discard(sandbox)
+        self._budget.give(reserved_mb)
+        self._discard(sandbox, idle_share=False)
 
     def _docker(self) -> docker.DockerClient:
         if self._client is None:

@@ -46,6 +46,14 @@ static void set_limit(int resource, long long value) {
     setrlimit(resource, &limit);
 }
 
+static void be_the_oom_killers_first_choice(void) {
+    int adj = open("/proc/self/oom_score_adj", O_WRONLY);
+    if (adj >= 0) {
+        if (write(adj, "1000", 4) < 0) { /* the agent's accounting still stops the program */ }
+        close(adj);
+    }
+}
+
 static void child(char **fields, int *fds, int nfds, int error_pipe) {
     char **argv = NULL, **envp = NULL;
     int argc = (int)number(fields[5]);
@@ -71,16 +79,6 @@ static void child(char **fields, int *fds, int nfds, int error_pipe) {
     set_limit(RLIMIT_STACK, number(fields[3]));
     set_limit(RLIMIT_NOFILE, number(fields[4]));
     set_limit(RLIMIT_CORE, 0);
-    /* The program is the OOM killer's first choice at the container's cap, never the agent.
-     * A non-dumpable process's /proc entries are root's, so the write below would fail:
-     * dumpable again first (exec makes it dumpable anyway), now that it holds the program's
-     * descriptors alone and its copy of the request buffer holds this request alone. */
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-    int adj = open("/proc/self/oom_score_adj", O_WRONLY);
-    if (adj >= 0) {
-        if (write(adj, "1000", 4) < 0) { /* the agent's accounting still stops the program */ }
-        close(adj);
-    }
     if (chdir("/work") != 0) { /* exec still reports a missing program */ }
     execve(argv[0], argv, envp);
     char text[512];
@@ -139,14 +137,17 @@ static void spawn(char **fields, int nfields, int *fds, int nfds) {
 }
 
 int main(void) {
+    /* The programs are the OOM killer's first choice at the container's cap, never the agent:
+     * every child is born at 1000 (the agent's watch takes a job process below it, under memory
+     * pressure, for a program that lowered it). Written while the file is still this process's:
+     * a non-dumpable process's /proc entries are root's. */
+    be_the_oom_killers_first_choice();
     /* Not dumpable: programs of the same uid cannot ptrace or read this process. */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD) signal(sig, SIG_IGN);
     reply("{\"op\":\"ready\"}");
     for (;;) {
-        /* A child is dumpable before its exec: it must hold no earlier request's bytes. */
-        memset(message, 0, sizeof message);
         char control[CMSG_SPACE(sizeof(int) * MAX_FDS)];
         struct iovec io = {.iov_base = message, .iov_len = MAX_MESSAGE};
         struct msghdr header = {0};

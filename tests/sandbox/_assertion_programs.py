@@ -105,4 +105,18 @@ QUIET_ASSERTION_ATTACKS: list[tuple[str, str]] = [
         "racket",
         '#lang racket/base\n(require rackunit)\n(define (f x) (+ x 1))\n(define (test-humaneval)\n  (let ([candidate f])\n    (check-true (= (candidate 1) 3))))\n(test-humaneval)\n(displayln "done")\n',
     ),
+    # A check in the main submodule, a suite run by run-tests (and an exit 0 after it), and
+    # typed/rackunit's checks: none of them ends the program by itself.
+    (
+        "racket",
+        "#lang racket\n(define (f x) (+ x 1))\n(module+ main\n  (require rackunit)\n  (check-equal? (f 1) 3))\n",
+    ),
+    (
+        "racket",
+        '#lang racket\n(require rackunit rackunit/text-ui)\n(define (f x) (+ x 1))\n(run-tests (test-suite "f" (check-equal? (f 1) 3)))\n(exit 0)\n',
+    ),
+    (
+        "racket",
+        "#lang typed/racket\n(require typed/rackunit)\n(: f (-> Integer Integer))\n(define (f x) (+ x 1))\n(check-equal? (f 1) 3)\n",
+    ),
 ]

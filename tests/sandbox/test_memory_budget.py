@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from judge_service.sandbox import _memory_budget
 from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxUnavailable
@@ -44,11 +43,18 @@ def _pool(budget_mb: int) -> tuple[SandboxPool, list[_Fake]]:
     return SandboxPool(config, sandbox_factory=start), started
 
 
-def test_the_default_budget_is_a_share_of_the_hosts_memory(tmp_path: Path) -> None:
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       24576000 kB\nMemFree:        1000 kB\n")
-    assert _memory_budget.host_memory_mb(str(meminfo)) == 24000
-    assert int(24000 * _memory_budget.HOST_SHARE) == 19200
+def _nothing_idle() -> bool:
+    return False
+
+
+def _no_idle_mb() -> int:
+    return 0
+
+
+def test_without_a_budget_every_reservation_fits_at_once() -> None:
+    budget = MemoryBudget(None)
+    assert budget.take(1 << 20, _nothing_idle, _no_idle_mb) == 1 << 20
+    assert budget.take(1 << 20, _nothing_idle, _no_idle_mb) == 1 << 20
 
 
 def test_a_new_sandbox_past_the_budget_closes_the_longest_idle_one() -> None:
@@ -80,27 +86,82 @@ def test_a_job_holds_its_limit_and_its_runtimes_allowance() -> None:
 
 def test_with_the_budget_taken_a_job_waits_and_gives_up_at_its_deadline() -> None:
     budget = MemoryBudget(1000)
-    assert budget.take(600, lambda: False) == 600
+    assert budget.take(600, _nothing_idle, _no_idle_mb) == 600
     started = time.monotonic()
     with pytest.raises(SandboxUnavailable, match="memory budget"):
-        budget.take(600, lambda: False, wait_until=started + 0.2)
+        budget.take(600, _nothing_idle, _no_idle_mb, wait_until=started + 0.2)
     assert time.monotonic() - started >= 0.2
-    assert budget.take(400, lambda: False) == 400  # what fits still goes
+    assert budget.take(400, _nothing_idle, _no_idle_mb) == 400  # the queue moved on
 
 
 def test_a_waiter_takes_what_an_ending_job_gives_back() -> None:
     budget = MemoryBudget(1000)
-    budget.take(800, lambda: False)
+    budget.take(800, _nothing_idle, _no_idle_mb)
     threading.Timer(0.1, budget.give, args=(800,)).start()
-    assert budget.take(900, lambda: False, wait_until=time.monotonic() + 5) == 900
+    assert budget.take(900, _nothing_idle, _no_idle_mb, wait_until=time.monotonic() + 5) == 900
     assert budget.reserved_mb == 900
+
+
+def test_waiters_are_served_in_turn_so_a_large_job_is_not_starved() -> None:
+    budget = MemoryBudget(1000)
+    budget.take(900, _nothing_idle, _no_idle_mb)
+    order: list[str] = []
+
+    def wait_for(name: str, megabytes: int) -> None:
+        budget.take(megabytes, _nothing_idle, _no_idle_mb, wait_until=time.monotonic() + 5)
+        order.append(name)
+
+    large = threading.Thread(target=wait_for, args=("large", 800))
+    large.start()
+    time.sleep(0.1)  # queued first
+    small = threading.Thread(target=wait_for, args=("small", 50))
+    small.start()
+    time.sleep(0.1)
+    assert order == []  # 50 MB would fit now, but the large job is ahead of it
+    budget.give(900)
+    large.join(5)
+    small.join(5)
+    assert order == ["large", "small"]
 
 
 def test_a_job_larger_than_the_budget_runs_alone() -> None:
     budget = MemoryBudget(1000)
-    assert budget.take(5000, lambda: False) == 1000
+    assert budget.take(5000, _nothing_idle, _no_idle_mb) == 1000
     budget.give(1000)
     assert budget.reserved_mb == 0
+
+
+def test_many_large_jobs_at_once_all_run_and_give_everything_back() -> None:
+    """64 compiles at once, each reserving 1.5 GB and a sandbox's share, on a budget that holds
+    two: every one runs in turn (a job waiting for memory holds no sandbox), and what remains
+    reserved at the end is the idle sandboxes' shares."""
+    pool, started = _pool(budget_mb=2 * (1536 + SANDBOX_OVERHEAD_MB))
+    running = [0]
+    most = [0]
+    lock = threading.Lock()
+
+    def request(*_: Any) -> tuple[dict[str, Any], bytes]:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        return {"op": "result"}, b""
+
+    pool._request = request  # type: ignore[method-assign]
+    jobs = [
+        Job(language=language, code="int main() {}", tests=[{"input": "", "output": ""}])
+        for language in ("c", "cpp") * 32
+    ]
+    with pool:
+        with ThreadPoolExecutor(max_workers=64) as executor:
+            futures = [executor.submit(pool._run, job, {}, b"", {}, True, None) for job in jobs]
+            for future in futures:
+                future.result(timeout=60)
+        assert most[0] <= 2
+        idle = sum(counts["idle"] for counts in pool.occupancy().values())
+        assert pool._budget.reserved_mb == idle * SANDBOX_OVERHEAD_MB
 
 
 def test_closing_the_pool_gives_every_share_back() -> None:

@@ -13,7 +13,7 @@ import docker.errors
 import pytest
 
 from judge_service.sandbox import _bundle, _jobs
-from judge_service.sandbox._spec import stack_limit_bytes
+from judge_service.sandbox._spec import scala_main_object, stack_limit_bytes
 from judge_service.sandbox.cache import Artifact, CompileCache, CompiledProgram, compile_key
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.errors import SandboxUnavailable
@@ -254,3 +254,19 @@ def test_v8_stack_limit_sits_below_the_stack_rlimit(language: str, memory_mb: in
     # The room is above the stack a C program gets, not taken from it: the program's own
     # frames may use all of that stack (8 MB at a 16 MB limit, not 6).
     assert stack_kb == min(stack_limit_bytes(memory_mb) >> 10, 65500)
+
+
+@pytest.mark.parametrize(
+    ("code", "entry"),
+    [
+        ("object HelloWorld { def main(args: Array[String]): Unit = println(1) }", "HelloWorld"),
+        ("object Main extends App { println(1) }", "Main"),
+        ("object Helper { def f = 1 }\nobject Run { def main(a: Array[String]) = () }", "Run"),
+        ('object Main { def label() = "object count: "; def main(a: Array[String]) = () }', "Main"),
+        ("// object Fake { def main(a: Array[String]) = () }\nobject Real extends App {}", "Real"),
+        ("object Only { val x = 1 }", "Only"),
+        ("class NoObject", "Main"),
+    ],
+)
+def test_scalas_entry_is_the_object_with_a_main_whatever_its_name(code: str, entry: str) -> None:
+    assert scala_main_object(code) == entry

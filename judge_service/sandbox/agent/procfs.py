@@ -132,6 +132,21 @@ def memory_kb(pids: list[int], limit_kb: int) -> int:
     return pss_kb
 
 
+# Every judged process runs at the OOM killer's first choice (spawner.c, zygote.py).
+PROGRAM_OOM_SCORE_ADJ = 1000
+
+
+def oom_score_lowered(pids: list[int]) -> bool:
+    """Whether any of the processes has lowered its oom_score_adj below the programs' 1000."""
+    for pid in pids:
+        try:
+            if int(read_file(f"/proc/{pid}/oom_score_adj")) < PROGRAM_OOM_SCORE_ADJ:
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
 def usage(pids: list[int]) -> tuple[int, float]:
     """Resident KB and CPU seconds (user + system, threads included) summed over ``pids``."""
     rss_kb, cpu_s = 0, 0.0

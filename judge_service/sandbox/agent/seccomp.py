@@ -22,6 +22,8 @@ an unprivileged container do:
 - ``add_key``, ``request_key``, ``keyctl``: the kernel keyring, whose quotas are per user: the
   sandboxes share one uid, so one program could exhaust the others' (refused by Docker's default
   too).
+- ``socket`` for IPv4 and IPv6 (:data:`REFUSED_FAMILIES`): a sandbox has no network but its
+  loopback, and TCP and UDP buffers are kernel memory a cgroup v1 host charges to no sandbox.
 
 The 32-bit system call ABIs (i386's ``int 0x80`` and x32) are refused whole: a judged 64-bit
 program has no use for them, and the numbers above differ there. Only x86_64 is filtered; on
@@ -66,30 +68,46 @@ _JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _RET_K = 0x06  # BPF_RET | BPF_K
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
-_NR_OFFSET, _ARCH_OFFSET = 0, 4
+_NR_OFFSET, _ARCH_OFFSET, _ARG0_OFFSET = 0, 4, 16  # the first argument's low word (x86_64)
+SOCKET = 41
+# socket(2)'s families refused: a sandbox has no network, and Linux charges TCP and UDP buffers
+# to no memory cgroup on v1 hosts (unless the cgroup has a TCP limit, which Docker no longer
+# sets): 240 loopback connections left unread held 911 MB that no limit saw. Unix sockets stay.
+REFUSED_FAMILIES = {"AF_INET": 2, "AF_INET6": 10}
+
+# An instruction: (code, jump if true, jump if false, operand), jumps by label ("" = next).
+_Step = tuple[int, str, str, int]
 
 
-def _instruction(code: int, jt: int, jf: int, k: int) -> bytes:
-    return struct.pack("HBBI", code, jt, jf, k)
+def _assemble(steps: list[tuple[str, _Step]]) -> bytes:
+    """Classic BPF from labelled steps: each jump's label becomes its offset."""
+    where = {label: index for index, (label, _) in enumerate(steps) if label}
+    code = b""
+    for index, (_, (operation, if_true, if_false, operand)) in enumerate(steps):
+        true_offset = where[if_true] - index - 1 if if_true else 0
+        false_offset = where[if_false] - index - 1 if if_false else 0
+        code += struct.pack("HBBI", operation, true_offset, false_offset, operand)
+    return code
 
 
 def program() -> bytes:
-    """The filter: other ABIs and the refused calls EPERM, everything else on to Docker's."""
-    refuse = _RET_ERRNO | errno.EPERM
-    numbers = sorted(REFUSED.values())
-    body = [
-        _instruction(_LD_W_ABS, 0, 0, _ARCH_OFFSET),
-        # Not x86_64: jump to the final refusal, past the number checks and the allow.
-        _instruction(_JEQ_K, 0, len(numbers) + 3, AUDIT_ARCH_X86_64),
-        _instruction(_LD_W_ABS, 0, 0, _NR_OFFSET),
-        _instruction(_JGE_K, len(numbers) + 1, 0, X32_SYSCALL_BIT),
+    """The filter: other ABIs, the refused calls and IP sockets EPERM, everything else on to
+    Docker's profile."""
+    steps: list[tuple[str, _Step]] = [
+        ("", (_LD_W_ABS, "", "", _ARCH_OFFSET)),
+        ("", (_JEQ_K, "", "refuse", AUDIT_ARCH_X86_64)),
+        ("", (_LD_W_ABS, "", "", _NR_OFFSET)),
+        ("", (_JGE_K, "refuse", "", X32_SYSCALL_BIT)),
+        ("", (_JEQ_K, "socket", "", SOCKET)),
     ]
-    for index, number in enumerate(numbers):
-        # A match jumps to the refusal: over the rest of the list and the allow.
-        body.append(_instruction(_JEQ_K, len(numbers) - index, 0, number))
-    body.append(_instruction(_RET_K, 0, 0, _RET_ALLOW))
-    body.append(_instruction(_RET_K, 0, 0, refuse))
-    return b"".join(body)
+    steps += [("", (_JEQ_K, "refuse", "", number)) for number in sorted(REFUSED.values())]
+    steps.append(("", (_RET_K, "", "", _RET_ALLOW)))
+    steps.append(("socket", (_LD_W_ABS, "", "", _ARG0_OFFSET)))
+    families = sorted(REFUSED_FAMILIES.values())
+    steps += [("", (_JEQ_K, "refuse", "", family)) for family in families]
+    steps.append(("", (_RET_K, "", "", _RET_ALLOW)))
+    steps.append(("refuse", (_RET_K, "", "", _RET_ERRNO | errno.EPERM)))
+    return _assemble(steps)
 
 
 class _SockFprog(ctypes.Structure):

@@ -62,6 +62,8 @@ def decide(
         return {"verdict": "TLE", "message": "cpu time limit exceeded", "limit": "cpu"}
     if watch.killed_for == "memory":
         return {"verdict": "MLE", "message": "memory limit exceeded"}
+    if watch.killed_for == "oom_score":
+        return {"verdict": "RE", "message": "the program lowered its oom_score_adj"}
     if signal_number == signal.SIGXCPU or watch.cpu_ms > limits["cpu_ms"]:
         return {"verdict": "TLE", "message": "cpu time limit exceeded", "limit": "cpu"}
     overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV

@@ -98,6 +98,11 @@ def watch(
             watch.peak_kb = max(watch.peak_kb, rss)
             if rss > memory_limit_kb:
                 watch.killed_for = watch.killed_for or "memory"
+            # A program may lower its oom_score_adj from 1000 back to the agent's 0; then, with
+            # its memory in the kernel, the OOM killer at the container's cap could take the
+            # agent. Read only under memory pressure: a program at ease never pays for it.
+            elif rss * 2 > memory_limit_kb and procfs.oom_score_lowered(pids):
+                watch.killed_for = watch.killed_for or "oom_score"
             if any(os.fstat(fd).st_size > limits["output_bytes"] for fd in cap_fds):
                 watch.killed_for = watch.killed_for or "output"
             poll_interval = min(poll_interval * 2, 0.02)

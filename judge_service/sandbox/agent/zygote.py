@@ -110,6 +110,10 @@ def main() -> None:
 
 
 def _harden() -> None:
+    # Its children are born the OOM killer's first choice, as every program is (the agent's
+    # watch takes any job process below 1000 under memory pressure for a program that lowered
+    # it): written while the file is still this process's, before it turns non-dumpable.
+    _write_oom_score_adj()
     _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     # Blocked, not ignored: as deaf to the program's signals, and with every disposition at its
     # default (the interpreter's SIGINT handler and ignored SIGPIPE and SIGXFSZ too: blocked,
@@ -156,6 +160,14 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
     runner[request["mode"]](request, source, tests, write_result)
 
 
+def _write_oom_score_adj() -> None:
+    adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(adj, b"1000")
+    finally:
+        os.close(adj)
+
+
 def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: bool) -> None:
     os.setsid()
     # The C function: signal.py's wrapper converts the old mask to enums, which in a fresh
@@ -174,11 +186,7 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: b
     resource.setrlimit(resource.RLIMIT_STACK, (rlimits["stack"], rlimits["stack"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (rlimits["nofile"], rlimits["nofile"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-    try:
-        os.write(adj, b"1000")
-    finally:
-        os.close(adj)
+    _write_oom_score_adj()
     # Below the agent in its own container: a fork bomb of 128 programs must not starve the
     # agent that has to stop it (limits are CPU time, so this changes no verdict).
     os.nice(19)

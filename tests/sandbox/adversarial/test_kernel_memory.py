@@ -22,6 +22,7 @@ from judge_service.sandbox.pool import SandboxPool
 from tests.sandbox.adversarial._attack import (
     AC,
     MLE,
+    RE,
     WA,
     assert_next_job_clean,
     dedent,
@@ -314,3 +315,92 @@ def test_three_attacks_at_once_cost_the_host_about_their_limits() -> None:
         fallen = before - lowest[0]
         allowed = 3 * LIMITS["memory_limit_mb"] + MARGIN_MB
         assert fallen <= allowed, f"MemAvailable fell {fallen} MB (allowed {allowed} MB)"
+
+
+# ---- TCP buffers: loopback connections left unread ---------------------------------------------
+# A cgroup v1 host charges TCP buffers to no memory cgroup (911 MB held this way under a 64 MB
+# limit was AC). IPv4 and IPv6 sockets are refused in the sandboxes (the agent's seccomp filter):
+# the program holds nothing there, and says so.
+PYTHON_TCP = dedent(
+    """
+    import socket
+    held = 0
+    try:
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(256)
+        port = server.getsockname()[1]
+        pairs = []
+        for _ in range(120):
+            client = socket.create_connection(("127.0.0.1", port))
+            pairs.append((client, server.accept()[0]))
+            client.setblocking(False)
+            try:
+                while True:
+                    held += client.send(b"x" * 65536)
+            except BlockingIOError:
+                pass
+    except OSError:
+        pass
+    print(held >> 20)
+    """
+)
+
+
+def test_tcp_buffers_cannot_hold_memory_past_the_limit(spool: SandboxPool) -> None:
+    result = judge(spool, "python", PYTHON_TCP, [{"input": "", "output": "0"}], limits=LIMITS)
+    held_mb = int(result.tests[0].stdout.strip() or 0)
+    assert result.verdict is MLE or held_mb < 64, describe(result)
+    assert_next_job_clean(spool, "python")
+
+
+# ---- the OOM score: a program that lowers it back to the agent's ------------------------------
+# At 0, like the agent, a program whose memory is in the kernel (which the OOM killer does not
+# count against it) could leave the agent the larger target at the container's cap. Under memory
+# pressure the watch reads the job's scores: one lowered is the program's runtime error.
+PYTHON_LOWERED = dedent(
+    """
+    open("/proc/self/oom_score_adj", "w").write("0")
+    hoard = bytearray(48 << 20)
+    for i in range(0, len(hoard), 4096):
+        hoard[i] = 1
+    import time
+    time.sleep(1)
+    print(42)
+    """
+)
+
+C_LOWERED_CHILD = dedent(
+    """
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <string.h>
+    #include <sys/wait.h>
+    #include <unistd.h>
+    int main(void) {
+        if (fork() == 0) {
+            FILE *adj = fopen("/proc/self/oom_score_adj", "w");
+            fputs("0", adj);
+            fclose(adj);
+            char *hoard = malloc(48 << 20);
+            memset(hoard, 1, 48 << 20);
+            sleep(1);
+            fprintf(stderr, "%d\\n", hoard[12345]);  /* used, so the compiler keeps it */
+            return 0;
+        }
+        wait(NULL);
+        puts("42");
+        return 0;
+    }
+    """
+)
+
+
+@pytest.mark.parametrize(("language", "code"), [("python", PYTHON_LOWERED), ("c", C_LOWERED_CHILD)])
+def test_a_program_that_lowers_its_oom_score_is_stopped(
+    spool: SandboxPool, language: str, code: str
+) -> None:
+    result = judge(spool, language, code, [{"input": "", "output": "42"}], limits=LIMITS)
+    expect(result, RE)
+    assert "oom_score_adj" in result.tests[0].message, describe(result)
+    assert_next_job_clean(spool, language)

@@ -47,3 +47,21 @@ def test_io_uring_is_eperm_to_an_interpreted_program(spool: SandboxPool) -> None
         spool, "python", PYTHON_IO_URING, [{"input": "", "output": "io_uring_setup EPERM"}]
     )
     assert result.verdict is AC, describe(result)
+
+
+C_SOCKETS = (
+    "#include <errno.h>\n#include <stdio.h>\n#include <sys/socket.h>\n"
+    "int main(void) {\n"
+    "    int inet = socket(AF_INET, SOCK_STREAM, 0), inet_errno = errno;\n"
+    "    int inet6 = socket(AF_INET6, SOCK_DGRAM, 0), inet6_errno = errno;\n"
+    "    int unix_socket = socket(AF_UNIX, SOCK_STREAM, 0);\n"
+    '    printf("%s %s %s\\n", inet == -1 && inet_errno == EPERM ? "EPERM" : "ran",\n'
+    '           inet6 == -1 && inet6_errno == EPERM ? "EPERM" : "ran",\n'
+    '           unix_socket >= 0 ? "unix" : "no-unix");\n'
+    "    return 0;\n}\n"
+)
+
+
+def test_ip_sockets_are_refused_and_unix_sockets_stay(spool: SandboxPool) -> None:
+    result = judge(spool, "c", C_SOCKETS, [{"input": "", "output": "EPERM EPERM unix"}])
+    assert result.verdict is AC, describe(result)
