@@ -4,6 +4,7 @@ service's settings read it before the engine had settings of its own."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -18,6 +19,8 @@ ENGINE_VARIABLES = {
     "JUDGE_SANDBOX_PIDS_LIMIT",
     "JUDGE_SANDBOX_WORK_MB",
     "JUDGE_SANDBOX_TMP_MB",
+    "JUDGE_SANDBOX_TMPFS_INODES",
+    "JUDGE_SANDBOX_MEMORY_BUDGET_MB",
     "JUDGE_SANDBOX_USER",
     "JUDGE_SANDBOX_START_TIMEOUT_S",
     "JUDGE_SANDBOX_CHANNEL_DIR",
@@ -52,6 +55,8 @@ def changed_values() -> dict[str, object]:
             values[name] = default + 1
         elif isinstance(default, float):
             values[name] = default * 2
+        elif default is None and int in get_args(SandboxConfig.model_fields[name].annotation):
+            values[name] = 4096
         else:
             values[name] = f"{default}-changed"
     return values
