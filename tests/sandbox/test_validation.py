@@ -125,7 +125,7 @@ def test_function_mode_not_supported_by_the_language(language: str) -> None:
     assert message == "function mode is supported for javascript, python, typescript"
 
 
-@pytest.mark.parametrize("language", ["go", "swift", "csharp", "go_test", "pytest"])
+@pytest.mark.parametrize("language", ["go", "d", "haskell", "go_test", "pytest"])
 def test_assert_mode_not_supported_by_the_language(language: str) -> None:
     """Assert mode: the harness languages and those that append the test (MultiPL-E's way)."""
     job = _job(language=language, code="x", mode="assert", entry_point="f", tests=[{"code": "x"}])
