@@ -113,7 +113,11 @@ def _harden() -> None:
     # Its children are born the OOM killer's first choice, as every program is (the agent's
     # watch takes any job process below 1000 under memory pressure for a program that lowered
     # it): written while the file is still this process's, before it turns non-dumpable.
-    _write_oom_score_adj()
+    adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(adj, b"1000")
+    finally:
+        os.close(adj)
     _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     # Blocked, not ignored: as deaf to the program's signals, and with every disposition at its
     # default (the interpreter's SIGINT handler and ignored SIGPIPE and SIGXFSZ too: blocked,
@@ -160,14 +164,6 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
     runner[request["mode"]](request, source, tests, write_result)
 
 
-def _write_oom_score_adj() -> None:
-    adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-    try:
-        os.write(adj, b"1000")
-    finally:
-        os.close(adj)
-
-
 def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: bool) -> None:
     os.setsid()
     # The C function: signal.py's wrapper converts the old mask to enums, which in a fresh
@@ -177,8 +173,9 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: b
     for target, name in enumerate(kept):
         os.dup2(named[name], target)
     os.closerange(len(kept), 65536)
-    # Dumpable again (the user's process owns its /proc entries: oom_score_adj is written
-    # below) only now that it holds the test's descriptors alone, none of the zygote's.
+    # Dumpable again (the user's process owns its /proc entries, as a program started by exec
+    # does; it was born at oom_score_adj 1000, the zygote's) only now that it holds the test's
+    # descriptors alone, none of the zygote's.
     _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     rlimits = request["rlimits"]
     resource.setrlimit(resource.RLIMIT_CPU, (rlimits["cpu_s"], rlimits["cpu_s"] + 1))
@@ -186,7 +183,6 @@ def _enter_sandbox(request: dict[str, Any], named: dict[str, int], keep_tests: b
     resource.setrlimit(resource.RLIMIT_STACK, (rlimits["stack"], rlimits["stack"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (rlimits["nofile"], rlimits["nofile"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    _write_oom_score_adj()
     # Below the agent in its own container: a fork bomb of 128 programs must not starve the
     # agent that has to stop it (limits are CPU time, so this changes no verdict).
     os.nice(19)
