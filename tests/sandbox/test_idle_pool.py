@@ -4,7 +4,6 @@ sandboxes are closed after ``sandbox_idle_s``, and a missing image names its bui
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 
@@ -13,27 +12,11 @@ from judge_service.sandbox.errors import SandboxUnavailable
 from judge_service.sandbox.images import build_command
 from judge_service.sandbox.models import Job, Verdict
 from judge_service.sandbox.pool import SandboxPool
+from tests.sandbox._fake_sandboxes import FakeSandbox, fake_pool
 
 
-class _Idle:
-    def __init__(self, language: str) -> None:
-        self.language = language
-        self.closed = False
-        self.jobs_run = 0
-
-    def close(self) -> None:
-        self.closed = True
-
-
-def _pool(idle_s: float) -> tuple[SandboxPool, list[_Idle]]:
-    started: list[_Idle] = []
-
-    def start(language: str) -> Any:
-        started.append(_Idle(language))
-        return started[-1]
-
-    config = SandboxConfig(sandboxes_per_language=3, sandbox_idle_s=idle_s)
-    return SandboxPool(config, sandbox_factory=start), started
+def _pool(idle_s: float) -> tuple[SandboxPool, list[FakeSandbox]]:
+    return fake_pool(SandboxConfig(sandboxes_per_language=3, sandbox_idle_s=idle_s))
 
 
 def test_no_sandbox_starts_before_a_language_is_used() -> None:

@@ -18,29 +18,15 @@ from judge_service.sandbox.errors import SandboxUnavailable
 from judge_service.sandbox.models import Job
 from judge_service.sandbox.pool import SandboxPool, _job_memory_mb
 from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB
+from tests.sandbox._fake_sandboxes import FakeSandbox, fake_pool
 
 
-class _Fake:
-    def __init__(self, language: str) -> None:
-        self.language = language
-        self.closed = False
-        self.jobs_run = 0
-
-    def close(self) -> None:
-        self.closed = True
-
-
-def _pool(budget_mb: int) -> tuple[SandboxPool, list[_Fake]]:
-    started: list[_Fake] = []
-
-    def start(language: str) -> Any:
-        started.append(_Fake(language))
-        return started[-1]
-
-    config = SandboxConfig(
-        sandboxes_per_language=4, sandbox_memory_budget_mb=budget_mb, sandbox_idle_s=0
+def _pool(budget_mb: int) -> tuple[SandboxPool, list[FakeSandbox]]:
+    return fake_pool(
+        SandboxConfig(
+            sandboxes_per_language=4, sandbox_memory_budget_mb=budget_mb, sandbox_idle_s=0
+        )
     )
-    return SandboxPool(config, sandbox_factory=start), started
 
 
 def _nothing_idle() -> bool:
