@@ -14,10 +14,13 @@ never starves the threads the store's reads and writes run on (a status poll mus
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from celery import Celery
@@ -60,21 +63,72 @@ class Outage:
 
 
 class BrokerIO:
-    """Runs blocking broker calls on threads of its own."""
+    """Runs blocking broker calls on daemon threads of its own.
+
+    Not a ``ThreadPoolExecutor``: the interpreter joins its threads at exit, and a broker call
+    can block without end (a reply that never comes, a half-dead socket), so a process that had
+    one stuck would never exit. A call still running at exit is dropped: broker calls are
+    idempotent, and a chunk whose answer was not read is sent again by whoever asks next."""
 
     def __init__(self, threads: int) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="broker")
+        self._most = threads
+        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._lock = threading.Lock()
+        self._closed = False
 
     async def call(
         self, function: Callable[..., T], *args: Any, timeout_s: float | None = None
     ) -> T:
         """``function(*args)`` on a broker thread; ``TimeoutError`` after ``timeout_s`` (the
         thread is left to finish on its own)."""
-        running = asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
-        return await asyncio.wait_for(running, timeout_s)
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the broker's threads are closed")
+            if self._idle:
+                self._idle -= 1
+            elif len(self._threads) < self._most:
+                thread = threading.Thread(
+                    target=self._serve, name=f"broker_{len(self._threads)}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+            self._calls.put(_Call(function, args, done))
+        return await asyncio.wait_for(asyncio.wrap_future(done), timeout_s)
+
+    def _serve(self) -> None:
+        while (call := self._calls.get()) is not None:
+            if call.done.set_running_or_notify_cancel():
+                try:
+                    call.done.set_result(call.function(*call.args))
+                except BaseException as error:
+                    call.done.set_exception(error)
+            with self._lock:
+                self._idle += 1
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Calls not started are cancelled; the threads end once their calls return."""
+        with self._lock:
+            self._closed = True
+            threads = len(self._threads)
+        while True:
+            try:
+                call = self._calls.get_nowait()
+            except queue.Empty:
+                break
+            if call is not None:
+                call.done.cancel()
+        for _ in range(threads):
+            self._calls.put(None)
+
+
+@dataclass
+class _Call:
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+    done: concurrent.futures.Future[Any]
 
 
 class _Waiter:

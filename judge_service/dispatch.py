@@ -36,8 +36,10 @@ _ONE_SLOT = {"slot": 1}
 # Longest a send may block (a publish on a connection to a broker that just restarted can wait
 # for a confirm without end); past it, the chunk is sent again.
 _SEND_TIMEOUT_S = 30.0
-# How often the workers' slots are read again (a worker joined or left).
+# How often the workers' slots are read again (a worker joined or left), and the longest a
+# read may take (a reply that never comes would otherwise stop every later read).
 _SLOTS_REREAD_S = 30.0
+_SLOTS_READ_TIMEOUT_S = 10.0
 
 
 class Dispatcher(Protocol):
@@ -165,7 +167,7 @@ class CeleryDispatcher:
 
     async def _read_slots(self) -> None:
         try:
-            slots = await self._io.call(self._worker_slots)
+            slots = await self._io.call(self._worker_slots, timeout_s=_SLOTS_READ_TIMEOUT_S)
         except Exception:  # the broker is down: the count stands, the next batch asks again
             return
         if slots > 0:  # none answered yet: ask again on the next batch
