@@ -1,14 +1,17 @@
 // Judge harness for JavaScript function and assert tests (baked into the image, read-only).
 // argv: MODE SOURCE ENTRY_POINT.
-//   function:  fd 3 result, fd 4 completion token, fd 5 the call ({"args": [...], "kwargs": {...}}).
-//   assert:    the *runner*: fds 3-5 as above (fd 5 holds the test code), fds 6/7 read from and
-//              write to the candidate, fds 8/9 the candidate's ends. It starts the candidate as a
-//              process of its own (this file in `candidate` mode) and runs the tests with proxies
-//              that call it: values cross as plain data built anew on this side, so nothing the
-//              program does to its globals, prototypes or the assert module reaches the tests.
+//   function:  the *runner*: fd 3 result, fd 4 completion token, fd 5 the call ({"args": [...],
+//              "kwargs": {...}}), fds 6/7 read from and write to the candidate, fds 8/9 the
+//              candidate's ends. It starts the candidate as a process of its own (this file in
+//              `candidate` mode), sends it the call and writes the JSON it answers.
+//   assert:    the runner as above, with the test code on fd 5: it runs the tests with proxies
+//              that call the candidate: values cross as plain data built anew on this side, so
+//              nothing the program does to its globals, prototypes or the assert module reaches
+//              the tests.
 //   candidate: fd 3 requests, fd 4 answers; runs the user's program and nothing else.
-// The result is "TOKEN\n{json}", written only once the tests have really completed, so a
-// program that exits early cannot pass.
+// The result is "TOKEN\n{json}", written only once the call or the tests have really completed,
+// so a program that exits early cannot pass; the token and the tests stay in the runner, out of
+// reach of the program's process (and of its require('inspector')).
 'use strict';
 const fs = require('fs');
 const vm = require('vm');
@@ -164,43 +167,37 @@ function resolver(name) {
     throw new ReferenceError('entry point ${name} is neither a function nor a Solution method');`;
 }
 
-async function runFunction() {
-  const { testText, report } = reporter();
+function runFunction() {
+  const { testText, report, onExit } = reporter();
+  let args;
   try {
-    await callFunction(testText, report);
+    const call = parse(testText);
+    const kwargs = call.kwargs || {};
+    args = (call.args || []).concat(Object.keys(kwargs).length ? [kwargs] : []);
   } catch (error) {
-    console.error(error);
-    report(describe(error), 1);
+    report({ status: 'harness_error', message: `the call is not JSON: ${error.message}` }, 1);
   }
-}
-
-async function callFunction(testText, report) {
-  const call = parse(testText);
-  const source = fs.readFileSync(sourcePath, 'utf8');
-  const module = { exports: {} };
-  const wrapper = compileOrReport(report, `${source}\n;${resolver(entryPoint)}`, sourcePath);
-  const fn = wrapper(require, module, module.exports, sourcePath, '/work');
-  const kwargs = call.kwargs || {};
-  const args = (call.args || []).concat(Object.keys(kwargs).length ? [kwargs] : []);
-  let value = await fn(...args);
-  if (value === undefined) value = null;
-  let encoded;
-  try {
-    encoded = parse(stringify(value));
-  } catch (error) {
-    report({ status: 'unserializable', message: `return value: ${error.message}` }, 0);
+  const candidate = startCandidate(report, onExit);
+  candidate.send(['call_json', entryPoint, args.map((arg) => toPlain(arg))]);
+  const reply = candidate.receive();
+  if (reply[0] === 'json') {
+    let value;
+    try {
+      value = parse(reply[1]);
+    } catch (error) {
+      report({ status: 'exception', message: `malformed answer: ${error.message}` }, 1);
+    }
+    report({ status: 'ok', value }, 0);
   }
-  report({ status: 'ok', value: encoded }, 0);
+  if (reply[0] === 'unserializable') report({ status: 'unserializable', message: `return value: ${reply[1]}` }, 0);
+  candidate.failed(reply);
 }
 
 // Names the tests may use that the program cannot redefine for them.
 const RESERVED = new Set(['require', 'module', 'exports', '__filename', '__dirname', 'check', 'assert']);
 
-function runAssert() {
-  const { testText, report, onExit } = reporter();
-  if (!NAME.test(entryPoint || '')) {
-    report({ status: 'harness_error', message: `entry point ${stringify(entryPoint)} is not a name` }, 1);
-  }
+// ---- the runner's end of the candidate -----------------------------------------------------
+function startCandidate(report, onExit) {
   // The candidate runs on the ordinary node: only the runner needs the unreadable copy.
   const candidate = childProcess.spawn(
     '/usr/bin/node',
@@ -211,6 +208,14 @@ function runAssert() {
   fs.closeSync(9);
   onExit(() => { try { candidate.kill('SIGKILL'); } catch (error) { /* already gone */ } });
   const ended = () => report({ status: 'exited', message: 'the program exited before the tests completed' }, 1);
+
+  function send(request) {
+    try {
+      writeFrame(7, request);
+    } catch (error) {
+      ended();
+    }
+  }
 
   function receive() {
     let reply;
@@ -233,6 +238,18 @@ function runAssert() {
     ended();
   }
 
+  const ready = receive();
+  if (ready[0] !== 'ready' || !Array.isArray(ready[1])) failed(ready);
+  return { send, receive, failed, names: ready[1] };
+}
+
+function runAssert() {
+  const { testText, report, onExit } = reporter();
+  if (!NAME.test(entryPoint || '')) {
+    report({ status: 'harness_error', message: `entry point ${stringify(entryPoint)} is not a name` }, 1);
+  }
+  const candidate = startCandidate(report, onExit);
+
   function call(name, args) {
     let request;
     try {
@@ -240,12 +257,8 @@ function runAssert() {
     } catch (error) {
       report({ status: 'harness_error', message: `the tests pass the candidate a value that cannot cross the process boundary: ${error.message}` }, 1);
     }
-    try {
-      writeFrame(7, request);
-    } catch (error) {
-      ended();
-    }
-    const reply = receive();
+    candidate.send(request);
+    const reply = candidate.receive();
     let value;
     try {
       if (reply[0] === 'return') {
@@ -261,13 +274,11 @@ function runAssert() {
       const error = typeof Kind === 'function' && Kind.prototype instanceof Error ? new Kind(String(reply[2])) : new Error(`${reply[1]}: ${reply[2]}`);
       throw error;
     }
-    return failed(reply);
+    return candidate.failed(reply);
   }
 
-  const ready = receive();
-  if (ready[0] !== 'ready' || !Array.isArray(ready[1])) failed(ready);
   const proxy = (name) => { const f = (...args) => call(name, args); Object.defineProperty(f, 'name', { value: name }); return f; };
-  const names = ready[1].filter((name) => typeof name === 'string' && NAME.test(name) && !name.includes('.')
+  const names = candidate.names.filter((name) => typeof name === 'string' && NAME.test(name) && !name.includes('.')
     && !(name in globalThis) && !RESERVED.has(name) && name !== '__judge_candidate__');
   let outer;
   try {
@@ -330,15 +341,30 @@ async function serveCandidate() {
       const fn = name === entryPoint ? entry : lookup(name);
       let value = fn(...args);
       if (value && typeof value.then === 'function') value = await value;
-      try {
-        reply = ['return', toPlain(value), args.map((arg) => (Array.isArray(arg) ? toPlain(arg) : null))];
-      } catch (error) {
-        reply = ['not_plain', String(error && error.message).slice(0, 500)];
+      if (request[0] === 'call_json') {
+        reply = answerJson(value);
+      } else {
+        try {
+          reply = ['return', toPlain(value), args.map((arg) => (Array.isArray(arg) ? toPlain(arg) : null))];
+        } catch (error) {
+          reply = ['not_plain', String(error && error.message).slice(0, 500)];
+        }
       }
     } catch (error) {
       reply = ['raise', error && error.constructor ? error.constructor.name : 'Error', String(error && error.message).slice(0, 500)];
     }
     send(reply);
+  }
+}
+
+// A function-mode answer: the return value as JSON (undefined as null), as a test expects it.
+function answerJson(value) {
+  try {
+    const text = stringify(value === undefined ? null : value);
+    if (text === undefined) return ['unserializable', `a ${typeof value} is not JSON`];
+    return ['json', text];
+  } catch (error) {
+    return ['unserializable', String(error && error.message).slice(0, 500)];
   }
 }
 

@@ -422,10 +422,11 @@ class Agent:
                 fds = [stdin, stdout, stderr]
                 if mode != "stdin":
                     fds += [result, workdir.memfd("token", token.encode()), tests_fd]
-                # Assert mode: the harness runs the candidate as a process of its own and talks
-                # to it over two pipes (runner ends 6 and 7, candidate ends 8 and 9). Ours are
-                # closed once spawned, so either side sees EOF when the other dies.
-                pipes = _candidate_pipes() if mode == "assert" else []
+                # A harness (function or assert mode) runs the candidate as a process of its own
+                # and talks to it over two pipes (runner ends 6 and 7, candidate ends 8 and 9):
+                # the token and the tests stay out of the program's process. Ours are closed once
+                # spawned, so either side sees EOF when the other dies.
+                pipes = _candidate_pipes() if mode != "stdin" else []
                 try:
                     watch = self.processes.run_via(
                         self.processes.spawner,
@@ -576,8 +577,7 @@ def _budget_spent(budget_s: float) -> wire.TestReport:
 
 
 def _candidate_pipes() -> list[int]:
-    """fds 6-9 of an assert-mode harness: runner reads, runner writes, candidate reads,
-    candidate writes."""
+    """fds 6-9 of a harness: runner reads, runner writes, candidate reads, candidate writes."""
     from_candidate, to_runner = os.pipe()
     from_runner, to_candidate = os.pipe()
     return [from_candidate, to_candidate, from_runner, to_runner]
