@@ -27,6 +27,20 @@ class SandboxConfig(BaseSettings):
         "sandboxes than cores do not change verdicts, and a program that sleeps or spins until "
         "its time-out holds a sandbox, not the others' answers.",
     )
+    cpu_slots: int | None = Field(
+        None,
+        ge=1,
+        description="Most jobs judged at once on this machine, by every judging process on it "
+        "together (default: the CPUs this process may use, by affinity and cgroup quota). A "
+        "job holds a slot for its compile and tests; its clocks start when it has one, so a "
+        "busy batch makes a job wait, never a program slow.",
+    )
+    cpu_slots_dir: str | None = Field(
+        None,
+        description="Where the slots' lock files live, shared by every judging process on the "
+        "machine (default: judge-cpu-slots in the temporary directory). A worker in a container "
+        "of its own mounts the host's directory here to share the host's slots.",
+    )
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
     )

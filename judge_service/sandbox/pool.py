@@ -19,6 +19,7 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _appended, _jobs, _rejudge
+from judge_service.sandbox._cpu_slots import machine_slots
 from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
@@ -71,6 +72,7 @@ class SandboxPool:
         self._client = client
         self._factory = sandbox_factory or self._start_sandbox
         self._budget = MemoryBudget(self.settings.sandbox_memory_budget_mb)
+        self.cpu_slots = machine_slots(self.settings.cpu_slots, self.settings.cpu_slots_dir)
         self._pools: dict[str, _LanguagePool] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -256,7 +258,9 @@ class SandboxPool:
             raise
         healthy = False
         try:
-            reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
+            # The agent starts the job's clocks when the frame arrives: after the slot.
+            with self.cpu_slots.hold(wait_until):
+                reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":
                 raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")

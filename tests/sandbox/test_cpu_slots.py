@@ -1,0 +1,226 @@
+"""CPU slots: never more jobs at once than slots, across threads and processes (no Docker)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_service.sandbox import _cpu_slots, _jobs
+from judge_service.sandbox._cpu_slots import CpuSlots, machine_slots, usable_cpus
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.errors import SandboxUnavailable
+from judge_service.sandbox.models import Job
+from tests.sandbox._fake_sandboxes import fake_pool
+
+# Holds every slot of a directory until its stdin closes (or it is killed).
+_HOLDER = """
+import sys
+from judge_service.sandbox._cpu_slots import CpuSlots
+slots = CpuSlots(int(sys.argv[1]), sys.argv[2])
+held = [slots.hold() for _ in range(slots.count)]
+for hold in held:
+    hold.__enter__()
+print("holding", flush=True)
+sys.stdin.read()
+"""
+
+
+def _most_at_once(slots: CpuSlots, threads: int, hold_s: float = 0.02) -> int:
+    running, most = 0, 0
+    lock = threading.Lock()
+
+    def work() -> None:
+        nonlocal running, most
+        with slots.hold():
+            with lock:
+                running += 1
+                most = max(most, running)
+            time.sleep(hold_s)
+            with lock:
+                running -= 1
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return most
+
+
+def _holder(count: int, directory: Path) -> subprocess.Popen[str]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(count), str(directory)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+def test_threads_never_hold_more_slots_than_there_are(tmp_path: Path) -> None:
+    slots = CpuSlots(2, str(tmp_path))
+    assert _most_at_once(slots, threads=12) == 2
+    assert slots.held == 0
+
+
+def test_waiters_take_slots_in_the_order_they_came(tmp_path: Path) -> None:
+    slots = CpuSlots(1, str(tmp_path))
+    order: list[int] = []
+    first = slots.hold()
+    first.__enter__()
+
+    def wait(number: int) -> None:
+        with slots.hold():
+            order.append(number)
+
+    waiters = []
+    for number in range(5):
+        waiters.append(threading.Thread(target=wait, args=(number,)))
+        waiters[-1].start()
+        while len(slots._queue) < number + 1:  # each is queued before the next comes
+            time.sleep(0.001)
+    first.__exit__(None, None, None)
+    for waiter in waiters:
+        waiter.join()
+    assert order == [0, 1, 2, 3, 4]
+
+
+def test_another_process_holding_every_slot_makes_this_one_wait(tmp_path: Path) -> None:
+    slots = CpuSlots(2, str(tmp_path))
+    holder = _holder(2, tmp_path)
+    try:
+        with pytest.raises(SandboxUnavailable, match="all 2 CPU slots stayed busy"):
+            with slots.hold(wait_until=time.monotonic() + 0.3):
+                pass
+        assert holder.stdin is not None
+        holder.stdin.close()  # it exits, and its locks go with it
+        with slots.hold(wait_until=time.monotonic() + 30):
+            assert slots.held == 1
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_slot_held_by_a_killed_process_is_free_at_once(tmp_path: Path) -> None:
+    holder = _holder(1, tmp_path)
+    holder.kill()
+    holder.wait()
+    slots = CpuSlots(1, str(tmp_path))
+    with slots.hold(wait_until=time.monotonic() + 5):
+        assert slots.held == 1
+
+
+def test_processes_together_hold_no_more_than_the_slots(tmp_path: Path) -> None:
+    # Two processes of 4 threads each on 2 slots: a file records who holds one, at most 2.
+    script = """
+import os, sys, threading, time
+from judge_service.sandbox._cpu_slots import CpuSlots
+slots = CpuSlots(2, sys.argv[1])
+seen = []
+def work():
+    for _ in range(10):
+        with slots.hold():
+            mark = os.path.join(sys.argv[2], f"{os.getpid()}-{threading.get_ident()}")
+            open(mark, "w").close()
+            seen.append(len(os.listdir(sys.argv[2])))
+            time.sleep(0.005)
+            os.unlink(mark)
+threads = [threading.Thread(target=work) for _ in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(*seen)
+"""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path / "slots"), str(marks)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    counts = [int(line) for run in runs for line in run.communicate(timeout=120)[0].split()]
+    assert len(counts) == 80 and max(counts) <= 2
+
+
+def test_the_slot_count_follows_the_cpus_this_process_may_use() -> None:
+    pinned = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os; os.sched_setaffinity(0, {0});"
+            "from judge_service.sandbox._cpu_slots import usable_cpus; print(usable_cpus())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert pinned.stdout.strip() == "1"
+    assert 1 <= usable_cpus() <= len(os.sched_getaffinity(0))
+
+
+def test_a_cgroup_quota_bounds_the_slots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_cpu_slots, "_cgroup_quota", lambda: 1.5)
+    monkeypatch.setattr(_cpu_slots.os, "sched_getaffinity", lambda _pid: set(range(8)))
+    assert usable_cpus() == 2
+    monkeypatch.setattr(_cpu_slots, "_cgroup_quota", lambda: None)
+    assert usable_cpus() == 8
+
+
+def test_pools_of_one_process_share_its_view_of_the_slots(tmp_path: Path) -> None:
+    config = SandboxConfig(cpu_slots=3, cpu_slots_dir=str(tmp_path))
+    first, _ = fake_pool(config)
+    second, _ = fake_pool(config)
+    assert first.cpu_slots is second.cpu_slots
+    assert first.cpu_slots.count == 3
+    assert machine_slots(None, str(tmp_path)).count == usable_cpus()
+
+
+def test_a_pool_runs_one_job_per_slot_however_many_sandboxes_it_has(tmp_path: Path) -> None:
+    config = SandboxConfig(cpu_slots=1, cpu_slots_dir=str(tmp_path), sandboxes_per_language=4)
+    pool, started = fake_pool(config)
+    running, most = 0, 0
+    lock = threading.Lock()
+
+    def request(*_: Any) -> tuple[dict[str, Any], bytes]:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.02)
+        with lock:
+            running -= 1
+        return {"op": "result"}, b""
+
+    pool._request = request  # type: ignore[method-assign]
+    job = Job(language="python", code="print(1)", tests=[{"input": "", "output": "1"}])
+    jobs = [
+        threading.Thread(target=pool._run, args=(job, {}, b"", {}, False, None))
+        for _ in range(8)
+    ]
+    for thread in jobs:
+        thread.start()
+    for thread in jobs:
+        thread.join()
+    assert most == 1
+    assert len(started) == 4  # the sandboxes were there; they waited for the slot
+
+
+def test_a_job_waiting_for_a_slot_gives_up_at_its_deadline(tmp_path: Path) -> None:
+    config = SandboxConfig(cpu_slots=1, cpu_slots_dir=str(tmp_path))
+    pool, _ = fake_pool(config)
+    pool._request = lambda *_: ({"op": "result"}, b"")  # type: ignore[method-assign]
+    job = Job(language="python", code="print(1)", tests=[{"input": "", "output": "1"}])
+    with pool.cpu_slots.hold():
+        with pytest.raises(SandboxUnavailable, match="CPU slots"):
+            answer_by = time.monotonic() + 0.2 + _jobs.longest_run_s(job, False)
+            pool._run(job, {}, b"", {}, False, answer_by)
