@@ -72,8 +72,8 @@ class CpuSlots:
         os.makedirs(directory, mode=0o1777, exist_ok=True)
         self._files = [self._open(index) for index in range(count)]
         self._free = list(range(count))  # slots no thread of this process holds
-        self._condition = threading.Condition()
-        self._queue: deque[object] = deque()
+        self._lock = threading.Lock()
+        self._queue: deque[threading.Condition] = deque()
         self.waited_s = 0.0  # total time jobs waited for a slot (a metric)
 
     def _open(self, index: int) -> int:
@@ -101,15 +101,16 @@ class CpuSlots:
         return self.count - len(self._free)
 
     def _take(self, wait_until: float | None) -> int:
-        ticket = object()
         started = time.monotonic()
         poll_s = _POLL_FIRST_S
-        with self._condition:
-            self._queue.append(ticket)
+        with self._lock:
+            # Each waiter sleeps on a condition of its own: a release wakes the head alone.
+            turn = threading.Condition(self._lock)
+            self._queue.append(turn)
             try:
                 while True:
                     timeout: float | None = None
-                    if self._queue[0] is ticket and self._free:
+                    if self._queue[0] is turn and self._free:
                         index = self._lock_one()
                         if index is not None:
                             self.waited_s += time.monotonic() - started
@@ -123,10 +124,10 @@ class CpuSlots:
                                 "in time"
                             )
                         timeout = left if timeout is None else min(timeout, left)
-                    self._condition.wait(timeout)
+                    turn.wait(timeout)
             finally:
-                self._queue.remove(ticket)
-                self._condition.notify_all()
+                self._queue.remove(turn)
+                self._wake_head()
 
     def _lock_one(self) -> int | None:
         """One of this process's free slots that no other process holds, locked; or None."""
@@ -140,10 +141,14 @@ class CpuSlots:
         return None
 
     def _give(self, index: int) -> None:
-        with self._condition:
+        with self._lock:
             fcntl.flock(self._files[index], fcntl.LOCK_UN)
             self._free.append(index)
-            self._condition.notify_all()
+            self._wake_head()
+
+    def _wake_head(self) -> None:
+        if self._queue and self._free:
+            self._queue[0].notify()
 
 
 _shared: dict[tuple[int, str], CpuSlots] = {}

@@ -103,6 +103,8 @@ def agent_header(
     failure_exit = spec.assert_failure_exit if appended else spec.suite_failure_exit
     if failure_exit is not None:
         header["suite_failure_exit"] = failure_exit
+    if spec.runtime_trailer:
+        header["runtime_trailer"] = spec.runtime_trailer
     if spec.compiled and cached is None:
         header["compile"] = compile_spec(job, spec, settings)
         header["return_artifacts"] = bool(spec.artifacts)

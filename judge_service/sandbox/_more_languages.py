@@ -370,6 +370,8 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         compile_argv=("/usr/bin/iverilog", "-g2012", "-o", "main.vvp", "{source}"),
         artifacts=("main.vvp",),
         run_argv=("/usr/bin/vvp", "-n", "main.vvp"),
+        # vvp prints where $finish or $stop was called (on stdout, no option turns it off).
+        runtime_trailer=r"\S+:\d+: \$(?:finish|stop)(?:\(\d\))? called at \d+ \(\S+\)",
         assertion="$fatal (vvp -n): exit 1",
     ),
 )

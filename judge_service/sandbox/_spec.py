@@ -43,6 +43,9 @@ class LanguageSpec:
     # Runtimes that reserve memory of their own (JVM, V8) get this much RSS above the limit.
     rss_allowance_mb: int = 0
     mle_markers: tuple[str, ...] = ()
+    # A last line of stdout the runtime prints itself, not the program (a regular expression of
+    # the whole line): kept out of the program's output (Icarus's "$finish called at").
+    runtime_trailer: str = ""
     # A runtime that touches its whole stack rlimit at start (Ruby) gets this cap instead of
     # the memory-sized stack, or its idle program would read as using the memory limit.
     stack_limit_mb: int | None = None

@@ -35,9 +35,9 @@ def train_command(
     quiet: Annotated[bool, typer.Option(help="No progress display.")] = False,
 ) -> None:
     """Train a policy with GRPO against the judge: stage 1 rewards correctness, stage 2 adds
-    the time reward (gated on passing every test); problems are filtered on-policy (k of n
-    in [kmin, kmax]) before each stage. Writes checkpoints, metrics.jsonl, TensorBoard events
-    and curves.png to output_dir; run it again to resume."""
+    the time reward (gated on passing every test); problems are filtered on-policy (solved k
+    of n times, kmin <= k <= kmax) before each stage. Writes checkpoints, metrics.jsonl,
+    TensorBoard events and curves.png to output_dir; run it again to resume."""
     if list_fields:
         table = Table("field", "default", "help")
         for name, default, text in describe_fields():

@@ -25,59 +25,9 @@ from tests.api._cluster import (
     postgres_database,
     set_connections_allowed,
 )
+from tests.api._contract_batch import SUM, contract_batch
 
 pytestmark = pytest.mark.integration
-
-SUM = {
-    "id": "sum",
-    "tests": [{"input": f"{i} {i + 1}\n", "output": str(2 * i + 1)} for i in range(5)],
-}
-JAVA_AC = (
-    "import java.util.*;\npublic class Main { public static void main(String[] a) {"
-    " Scanner s = new Scanner(System.in); long x = s.nextLong(), y = s.nextLong();"
-    " System.out.println(x %s y); } }\n"
-)
-CPP = '#include <cstdio>\nint main(){long a,b;scanf("%%ld %%ld",&a,&b);printf("%%ld\\n",%s);}\n'
-
-
-def _mixed_batch(size: int) -> tuple[list[dict[str, Any]], list[str]]:
-    """``size`` submissions in Python, C++ and Java, with the verdict each must get.
-
-    Python programs are all different (each runs); C++ and Java repeat a few programs, as
-    rollouts do, so compiling stays cheap.
-    """
-    items: list[dict[str, Any]] = []
-    expected: list[str] = []
-    for index in range(size):
-        kind = index % 10
-        if kind < 6:
-            language = "python"
-            if index % 7 == 0:
-                code, verdict = f"a, b = map(int, input().split())\nprint(a - b + {index})\n", "WA"
-            elif index % 11 == 0:
-                code, verdict = f"raise SystemExit({index % 100 + 1})\n", "RE"
-            else:
-                code, verdict = (
-                    f"a, b = map(int, input().split())\nprint(a + b + 0 * {index})\n",
-                    "AC",
-                )
-        elif kind < 9:
-            language = "cpp"
-            variant = index % 4
-            code = CPP % ("a+b", "a*b", "a+b+1", "a+b")[variant]
-            verdict = ("AC", "WA", "WA", "AC")[variant]
-            if variant == 3:
-                code, verdict = code.replace("scanf", "scanff"), "CE"
-        else:
-            language = "java"
-            variant = index % 3
-            code = JAVA_AC % ("+", "-", "+")[variant]
-            verdict = ("AC", "WA", "CE")[variant]
-            if variant == 2:
-                code = code.replace("println", "printline")
-        items.append({"id": f"s{index}", "problem_id": "sum", "language": language, "code": code})
-        expected.append(verdict)
-    return items, expected
 
 
 def _metric(client: TestClient, name: str) -> float:
@@ -136,7 +86,7 @@ def test_500_mixed_submissions_in_order_then_all_from_the_cache(
     cluster: tuple[TestClient, Workers],
 ) -> None:
     client, workers = cluster
-    items, expected = _mixed_batch(500)
+    items, expected = contract_batch(500)
     response = client.post("/v1/judge", json={"submissions": items})
     assert response.status_code == 200, response.text
     results = response.json()["results"]
@@ -162,7 +112,7 @@ def test_500_mixed_submissions_in_order_then_all_from_the_cache(
 
 def test_async_submit_and_poll_through_celery(cluster: tuple[TestClient, Workers]) -> None:
     client, _ = cluster
-    items, expected = _mixed_batch(40)
+    items, expected = contract_batch(40)
     for item in items:  # new programs, so that the workers run them
         item["code"] += "\n// async\n" if item["language"] != "python" else "\n# async\n"
     accepted = client.post("/v1/submissions", json={"submissions": items})
@@ -259,7 +209,7 @@ def test_rabbitmq_broker(tmp_path: Path) -> None:
         "JUDGE_QUEUE_NAME": queue,
         "JUDGE_SANDBOXES_PER_LANGUAGE": "1",
     }
-    items, expected = _mixed_batch(30)
+    items, expected = contract_batch(30)
     with celery_workers(["rabbit"], env, tmp_path) as workers:
         settings = Settings(
             database_url=f"sqlite:///{tmp_path}/judge.db",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -443,7 +444,9 @@ class Agent:
             if not watch.none_left:
                 self.processes.kill_stragglers()
             self.processes.clear_ipc()
-            out = workdir.read_memfd(stdout, limits["output_bytes"] + 1)
+            out = _without_trailer(
+                workdir.read_memfd(stdout, limits["output_bytes"] + 1), job.get("runtime_trailer")
+            )
             err = workdir.read_memfd(stderr, limits["output_bytes"] + 1)
             # A planned assert test's values come back in the result (bounded by
             # answers_limit: see _zygote_run); other harness results are one short record.
@@ -574,6 +577,17 @@ def _budget_spent(budget_s: float) -> wire.TestReport:
         "wall_ms": 0.0,
         "memory_kb": 0,
     }
+
+
+def _without_trailer(out: bytes, trailer: str | None) -> bytes:
+    """``out`` without its last line when that line is the runtime's own (``trailer``)."""
+    if not trailer:
+        return out
+    body = out[:-1] if out.endswith(b"\n") else out
+    start = body.rfind(b"\n") + 1
+    if re.fullmatch(trailer.encode(), body[start:]):
+        return out[:start]
+    return out
 
 
 def _candidate_pipes() -> list[int]:

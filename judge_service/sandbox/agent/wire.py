@@ -148,6 +148,8 @@ class JobFrame(TypedDict):
     test_cache_bytes: NotRequired[int]
     # A test suite's "tests failed" exit status (see LanguageSpec.suite_failure_exit).
     suite_failure_exit: NotRequired[int]
+    # The runtime's own last line of stdout (see LanguageSpec.runtime_trailer).
+    runtime_trailer: NotRequired[str]
 
 
 HostFrame = InitFrame | PingFrame | JobFrame
