@@ -13,8 +13,9 @@ service, Celery workers, a benchmark) takes them from the same lock files (``flo
 held by a process that dies is free again at once; a slot no other process holds is taken
 without a system call beyond the lock. Within a process, waiters take slots in arrival order.
 
-What slots cannot see stays the re-judge path's (``_rejudge``): another tenant on the host, or
-a program whose threads use more than one CPU.
+What slots cannot see stays the re-judge path's (``_rejudge``): another tenant on the host, a
+program whose threads use more than one CPU, the Docker engine starting containers, and a job
+that ran without a slot because its caller's deadline came first (``hold``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from judge_service.sandbox.errors import SandboxUnavailable
 
 # How long a waiter at the head sleeps while every slot this process could take is held by
 # another process (a release there wakes nobody here), doubling up to the most.
@@ -74,7 +73,9 @@ class CpuSlots:
         self._free = list(range(count))  # slots no thread of this process holds
         self._lock = threading.Lock()
         self._queue: deque[threading.Condition] = deque()
-        self.waited_s = 0.0  # total time jobs waited for a slot (a metric)
+        # Metrics: the time jobs waited for a slot, and how many ran without one.
+        self.waited_s = 0.0
+        self.overflowed = 0
 
     def _open(self, index: int) -> int:
         path = os.path.join(self.directory, f"slot-{index}")
@@ -86,21 +87,26 @@ class CpuSlots:
             os.umask(old)
 
     @contextmanager
-    def hold(self, wait_until: float | None = None) -> Iterator[None]:
-        """Hold a slot for the block; past ``wait_until`` (monotonic) without one,
-        SandboxUnavailable."""
-        index = self._take(wait_until)
+    def hold(self, run_by: float | None = None) -> Iterator[bool]:
+        """Hold a slot for the block (True). Past ``run_by`` (monotonic) without one, the block
+        runs without a slot (False): a caller who gives up then (verl, with no retry) is better
+        served by an answer that may be the load's (a wall-clock verdict says so and is judged
+        again or never cached) than by none."""
+        index = self._take(run_by)
+        if index is None:
+            self.overflowed += 1
         try:
-            yield
+            yield index is not None
         finally:
-            self._give(index)
+            if index is not None:
+                self._give(index)
 
     @property
     def held(self) -> int:
         """Slots this process holds now."""
         return self.count - len(self._free)
 
-    def _take(self, wait_until: float | None) -> int:
+    def _take(self, run_by: float | None) -> int | None:
         started = time.monotonic()
         poll_s = _POLL_FIRST_S
         with self._lock:
@@ -116,13 +122,10 @@ class CpuSlots:
                             self.waited_s += time.monotonic() - started
                             return index
                         timeout, poll_s = poll_s, min(2 * poll_s, _POLL_MOST_S)
-                    if wait_until is not None:
-                        left = wait_until - time.monotonic()
+                    if run_by is not None:
+                        left = run_by - time.monotonic()
                         if left <= 0:
-                            raise SandboxUnavailable(
-                                f"all {self.count} CPU slots stayed busy: no answer could come "
-                                "in time"
-                            )
+                            return None
                         timeout = left if timeout is None else min(timeout, left)
                     turn.wait(timeout)
             finally:

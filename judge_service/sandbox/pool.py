@@ -259,7 +259,10 @@ class SandboxPool:
         healthy = False
         try:
             # The agent starts the job's clocks when the frame arrives: after the slot.
-            with self.cpu_slots.hold(wait_until):
+            with self.cpu_slots.hold(run_by=wait_until):
+                if answer_by is not None:
+                    left_s = answer_by - time.monotonic()
+                    header["answer_within_ms"] = max(0, int(left_s * 1000))
                 reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":

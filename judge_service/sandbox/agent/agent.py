@@ -182,6 +182,8 @@ class Agent:
         missing = self._take_test_data(job, blob)
         if missing:
             return {"op": "missing", "keys": missing}, b""
+        if "answer_within_ms" in job:
+            job["limits"]["starved_until"] = time.monotonic() + job["answer_within_ms"] / 1000
         reply: wire.ResultFrame = {"op": "result", "compile": None, "tests": [], "reset_error": ""}
         reply_blob = b""
         try:

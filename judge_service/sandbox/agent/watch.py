@@ -62,6 +62,8 @@ def watch(
     wall_s = limits["wall_ms"] / 1000.0
     wall_deadline = started + wall_s
     wall_cap = started + wall_s * limits.get("starved_wall_factor", 1.0)
+    if "starved_until" in limits:  # the caller's deadline: an answer in time, marked "wall"
+        wall_cap = max(wall_deadline, min(wall_cap, limits["starved_until"]))
     cpu_check_at = started + cpu_limit_s
     poll_interval = 0.002
     next_poll = started + poll_interval

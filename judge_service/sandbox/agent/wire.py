@@ -31,6 +31,9 @@ class Limits(TypedDict):
     # the wall limit moves on by the time the process waited for a CPU, up to this many times
     # the limit (default 1: it does not move).
     starved_wall_factor: NotRequired[float]
+    # The agent's monotonic time past which that move stops (the job's caller gives up then: see
+    # JobFrame.answer_within_ms); set by the agent, never sent.
+    starved_until: NotRequired[float]
     # The RLIMIT_FSIZE backstop; default output_bytes + 1 (a compile writes to /work instead).
     fsize_bytes: NotRequired[int]
     stack_bytes: NotRequired[int]
@@ -150,6 +153,9 @@ class JobFrame(TypedDict):
     suite_failure_exit: NotRequired[int]
     # The runtime's own last line of stdout (see LanguageSpec.runtime_trailer).
     runtime_trailer: NotRequired[str]
+    # Milliseconds from this frame's arrival until the caller stops waiting: no test's wall
+    # limit moves past it for a starving host (its own limit always stands).
+    answer_within_ms: NotRequired[int]
 
 
 HostFrame = InitFrame | PingFrame | JobFrame
