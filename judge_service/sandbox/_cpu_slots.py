@@ -67,8 +67,10 @@ class CpuSlots:
     def __init__(self, count: int, directory: str) -> None:
         self.count = count
         self.directory = directory
-        # Anyone on the host may judge (the sandbox user, a worker in a container of its own).
-        os.makedirs(directory, mode=0o1777, exist_ok=True)
+        # Anyone on the host may judge (a worker of another user, or in a container of its own):
+        # modes set after the fact, as the umask is the whole process's, not this thread's.
+        os.makedirs(directory, exist_ok=True)
+        _open_to_all(directory, 0o1777)
         self._files = [self._open(index) for index in range(count)]
         self._free = list(range(count))  # slots no thread of this process holds
         self._lock = threading.Lock()
@@ -79,12 +81,9 @@ class CpuSlots:
 
     def _open(self, index: int) -> int:
         path = os.path.join(self.directory, f"slot-{index}")
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-        old = os.umask(0)
-        try:
-            return os.open(path, flags, 0o666)
-        finally:
-            os.umask(old)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+        _open_to_all(fd, 0o666)
+        return fd
 
     @contextmanager
     def hold(self, run_by: float | None = None) -> Iterator[bool]:
@@ -93,8 +92,6 @@ class CpuSlots:
         served by an answer that may be the load's (a wall-clock verdict says so and is judged
         again or never cached) than by none."""
         index = self._take(run_by)
-        if index is None:
-            self.overflowed += 1
         try:
             yield index is not None
         finally:
@@ -125,6 +122,7 @@ class CpuSlots:
                     if run_by is not None:
                         left = run_by - time.monotonic()
                         if left <= 0:
+                            self.overflowed += 1
                             return None
                         timeout = left if timeout is None else min(timeout, left)
                     turn.wait(timeout)
@@ -152,6 +150,14 @@ class CpuSlots:
     def _wake_head(self) -> None:
         if self._queue and self._free:
             self._queue[0].notify()
+
+
+def _open_to_all(target: int | str, mode: int) -> None:
+    """``chmod`` a file or directory we may not own (another user made it): theirs stands."""
+    try:
+        os.chmod(target, mode)
+    except PermissionError:
+        pass
 
 
 _shared: dict[tuple[int, str], CpuSlots] = {}

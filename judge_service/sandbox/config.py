@@ -23,9 +23,8 @@ class SandboxConfig(BaseSettings):
         default_factory=lambda: max(32, 4 * (os.cpu_count() or 2)),
         ge=1,
         description="Most warm sandbox containers per language (default: four per core, at "
-        "least 32, since verl sends up to 64 requests at once). Limits are CPU time, so more "
-        "sandboxes than cores do not change verdicts, and a program that sleeps or spins until "
-        "its time-out holds a sandbox, not the others' answers.",
+        "least 32, since verl sends up to 64 requests at once). Sandboxes beyond the CPU slots "
+        "wait warm for one (cpu_slots), so a job never waits for a container to start.",
     )
     cpu_slots: int | None = Field(
         None,

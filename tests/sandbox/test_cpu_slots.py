@@ -203,8 +203,7 @@ def test_a_pool_runs_one_job_per_slot_however_many_sandboxes_it_has(tmp_path: Pa
     pool._request = request  # type: ignore[method-assign]
     job = Job(language="python", code="print(1)", tests=[{"input": "", "output": "1"}])
     jobs = [
-        threading.Thread(target=pool._run, args=(job, {}, b"", {}, False, None))
-        for _ in range(8)
+        threading.Thread(target=pool._run, args=(job, {}, b"", {}, False, None)) for _ in range(8)
     ]
     for thread in jobs:
         thread.start()
@@ -233,3 +232,14 @@ def test_a_job_whose_caller_gives_up_first_runs_without_a_slot(tmp_path: Path) -
         assert waiting.is_alive()
     waiting.join(10)
     assert not waiting.is_alive() and pool.cpu_slots.overflowed == 1
+
+
+def test_the_slots_are_open_to_every_judging_process_whatever_its_umask(tmp_path: Path) -> None:
+    old = os.umask(0o077)
+    try:
+        slots = CpuSlots(2, str(tmp_path / "slots"))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "slots").stat().st_mode & 0o7777 == 0o1777
+    assert all((tmp_path / "slots" / f"slot-{i}").stat().st_mode & 0o777 == 0o666 for i in range(2))
+    assert slots.count == 2
