@@ -27,14 +27,19 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # How long a waiter at the head sleeps while every slot this process could take is held by
 # another process (a release there wakes nobody here), doubling up to the most.
 _POLL_FIRST_S = 0.001
 _POLL_MOST_S = 0.02
+# A job whose sandbox used under this share of a CPU over the last window sleeps: its slot is
+# lent to the next job while it does.
+_IDLE_WINDOW_S = 0.1
+_IDLE_SHARE = 0.25
 
 
 def usable_cpus() -> int:
@@ -61,8 +66,67 @@ def _cgroup_quota() -> float | None:
     return None
 
 
+CpuReader = Callable[[], float | None]
+# Where a container's CPU time is, by cgroup version and Docker's cgroup driver: seconds per unit.
+_CONTAINER_CPU = (
+    ("/sys/fs/cgroup/cpuacct/docker/{id}/cpuacct.usage", 1e-9),
+    ("/sys/fs/cgroup/cpu,cpuacct/docker/{id}/cpuacct.usage", 1e-9),
+    ("/sys/fs/cgroup/cpuacct/system.slice/docker-{id}.scope/cpuacct.usage", 1e-9),
+    ("/sys/fs/cgroup/system.slice/docker-{id}.scope/cpu.stat", 1e-6),
+    ("/sys/fs/cgroup/docker/{id}/cpu.stat", 1e-6),
+)
+
+
+def container_cpu(container_id: str) -> CpuReader | None:
+    """A reader of the container's CPU seconds from the host's cgroup files; None where this
+    process cannot see them (a judge in a container of its own)."""
+    for pattern, unit in _CONTAINER_CPU:
+        path = pattern.format(id=container_id)
+        if container_id and os.path.exists(path):
+            return lambda: _read_cpu(path, unit)
+    return None
+
+
+def _read_cpu(path: str, unit: float) -> float | None:
+    try:
+        text = Path(path).read_text()
+    except OSError:  # the container is gone
+        return None
+    if text.startswith("usage_usec"):  # cgroup v2's cpu.stat
+        return int(text.split()[1]) * unit
+    return int(text) * unit
+
+
+@dataclass
+class _Holder:
+    """A job in its slot: the slot's file (None: a slot lent by an idle holder) and how much
+    CPU its sandbox has used, sampled to see whether it sleeps."""
+
+    index: int | None
+    cpu_s: CpuReader | None
+    sampled_at: float = field(default_factory=time.monotonic)
+    sampled_cpu_s: float | None = None
+    idle: bool = False
+
+    def __post_init__(self) -> None:
+        self.sampled_cpu_s = self.cpu_s() if self.cpu_s else None
+
+    def sample(self, now: float) -> None:
+        """Idle when its sandbox used under a quarter of a CPU since the last sample."""
+        if self.cpu_s is None or now - self.sampled_at < _IDLE_WINDOW_S:
+            return
+        cpu_s = self.cpu_s()
+        if cpu_s is not None and self.sampled_cpu_s is not None:
+            self.idle = cpu_s - self.sampled_cpu_s < _IDLE_SHARE * (now - self.sampled_at)
+        self.sampled_at, self.sampled_cpu_s = now, cpu_s
+
+
 class CpuSlots:
-    """``count`` slots shared by every process that opens the same ``directory``."""
+    """``count`` slots shared by every process that opens the same ``directory``.
+
+    A job that sleeps (its sandbox's CPU, ``cpu_s``, stands still) lends its slot: one more
+    job may start while it sleeps, and the next slot freed goes to that job rather than to a
+    newcomer. A sleeper holds a sandbox, never another caller's answer."""
 
     def __init__(self, count: int, directory: str) -> None:
         self.count = count
@@ -73,11 +137,14 @@ class CpuSlots:
         _open_to_all(directory, 0o1777)
         self._files = [self._open(index) for index in range(count)]
         self._free = list(range(count))  # slots no thread of this process holds
+        self._holders: list[_Holder] = []
         self._lock = threading.Lock()
         self._queue: deque[threading.Condition] = deque()
-        # Metrics: the time jobs waited for a slot, and how many ran without one.
+        # Metrics: the time jobs waited for a slot, how many ran without one, how many ran in
+        # a slot an idle job lent.
         self.waited_s = 0.0
         self.overflowed = 0
+        self.lent = 0
 
     def _open(self, index: int) -> int:
         path = os.path.join(self.directory, f"slot-{index}")
@@ -86,24 +153,27 @@ class CpuSlots:
         return fd
 
     @contextmanager
-    def hold(self, run_by: float | None = None) -> Iterator[bool]:
-        """Hold a slot for the block (True). Past ``run_by`` (monotonic) without one, the block
-        runs without a slot (False): a caller who gives up then (verl, with no retry) is better
-        served by an answer that may be the load's (a wall-clock verdict says so and is judged
-        again or never cached) than by none."""
-        index = self._take(run_by)
+    def hold(self, run_by: float | None = None, cpu_s: CpuReader | None = None) -> Iterator[bool]:
+        """Hold a slot for the block (True). ``cpu_s``: the CPU seconds the job's sandbox has
+        used so far (None when unknown), to lend the slot while the job sleeps.
+
+        Past ``run_by`` (monotonic) without one, the block runs without a slot (False): a caller
+        who gives up then (verl, with no retry) is better served by an answer that may be the
+        load's (a wall-clock verdict says so and is judged again or never cached) than by
+        none."""
+        holder = self._take(run_by, cpu_s)
         try:
-            yield index is not None
+            yield holder is not None
         finally:
-            if index is not None:
-                self._give(index)
+            if holder is not None:
+                self._give(holder)
 
     @property
     def held(self) -> int:
-        """Slots this process holds now."""
-        return self.count - len(self._free)
+        """Jobs of this process in a slot now (lent slots included)."""
+        return len(self._holders)
 
-    def _take(self, run_by: float | None) -> int | None:
+    def _take(self, run_by: float | None, cpu_s: CpuReader | None) -> _Holder | None:
         started = time.monotonic()
         poll_s = _POLL_FIRST_S
         with self._lock:
@@ -113,12 +183,16 @@ class CpuSlots:
             try:
                 while True:
                     timeout: float | None = None
-                    if self._queue[0] is turn and self._free:
-                        index = self._lock_one()
-                        if index is not None:
+                    if self._queue[0] is turn:
+                        holder = self._slot_for(cpu_s)
+                        if holder is not None:
                             self.waited_s += time.monotonic() - started
-                            return index
-                        timeout, poll_s = poll_s, min(2 * poll_s, _POLL_MOST_S)
+                            self._holders.append(holder)
+                            return holder
+                        if self._free:  # held by other processes: they wake nobody here
+                            timeout, poll_s = poll_s, min(2 * poll_s, _POLL_MOST_S)
+                        elif any(other.cpu_s for other in self._holders):
+                            timeout = _IDLE_WINDOW_S  # look again for a sleeper
                     if run_by is not None:
                         left = run_by - time.monotonic()
                         if left <= 0:
@@ -130,25 +204,39 @@ class CpuSlots:
                 self._queue.remove(turn)
                 self._wake_head()
 
-    def _lock_one(self) -> int | None:
-        """One of this process's free slots that no other process holds, locked; or None."""
+    def _slot_for(self, cpu_s: CpuReader | None) -> _Holder | None:
+        """A free slot's holder, or a lent one while more jobs sleep than slots are lent."""
         for index in self._free:
             try:
                 fcntl.flock(self._files[index], fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 continue
             self._free.remove(index)
-            return index
+            return _Holder(index, cpu_s)
+        now = time.monotonic()
+        for other in self._holders:
+            other.sample(now)
+        sleeping = sum(other.idle for other in self._holders)
+        lent = sum(other.index is None for other in self._holders)
+        if sleeping > lent:
+            self.lent += 1
+            return _Holder(None, cpu_s)
         return None
 
-    def _give(self, index: int) -> None:
+    def _give(self, holder: _Holder) -> None:
         with self._lock:
-            fcntl.flock(self._files[index], fcntl.LOCK_UN)
-            self._free.append(index)
+            self._holders.remove(holder)
+            if holder.index is not None:
+                borrower = next((h for h in self._holders if h.index is None), None)
+                if borrower is not None:  # a job in a lent slot takes it: one fewer lent
+                    borrower.index = holder.index
+                else:
+                    fcntl.flock(self._files[holder.index], fcntl.LOCK_UN)
+                    self._free.append(holder.index)
             self._wake_head()
 
     def _wake_head(self) -> None:
-        if self._queue and self._free:
+        if self._queue:
             self._queue[0].notify()
 
 

@@ -19,7 +19,7 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _appended, _jobs, _rejudge
-from judge_service.sandbox._cpu_slots import machine_slots
+from judge_service.sandbox._cpu_slots import container_cpu, machine_slots
 from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
@@ -259,7 +259,8 @@ class SandboxPool:
         healthy = False
         try:
             # The agent starts the job's clocks when the frame arrives: after the slot.
-            with self.cpu_slots.hold(run_by=wait_until):
+            cpu_s = container_cpu(getattr(sandbox, "id", ""))
+            with self.cpu_slots.hold(run_by=wait_until, cpu_s=cpu_s):
                 if answer_by is not None:
                     left_s = answer_by - time.monotonic()
                     header["answer_within_ms"] = max(0, int(left_s * 1000))

@@ -79,7 +79,17 @@ class InProcessDispatcher:
         return await gather_chunks(one, chunked(payloads, self.settings.chunk_size))
 
     def health(self) -> dict[str, Any]:
-        return {"ok": not self.pool.closed, "kind": "in-process"}
+        slots = self.pool.cpu_slots
+        return {
+            "ok": not self.pool.closed,
+            "kind": "in-process",
+            "cpu_slots": {
+                "count": slots.count,
+                "held": slots.held,
+                "waited_s": round(slots.waited_s, 3),
+                "ran_without_slot": slots.overflowed,
+            },
+        }
 
     def queue_depth(self) -> int | None:
         return None

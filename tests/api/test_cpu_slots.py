@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from judge_service.api import create_app
+from judge_service.sandbox._cpu_slots import usable_cpus
 from judge_service.settings import Settings
 from tests.api._contract_batch import SUM, contract_batch
 
@@ -144,6 +145,9 @@ def test_runaway_loops_beside_correct_code_in_eight_languages(client: TestClient
         )
         loops = [result for result in results[:16]]
         assert all(result["tests"][0]["limit"] == "cpu" for result in loops)
+    slots = client.get("/health").json()["queue"]["cpu_slots"]
+    assert slots["count"] == usable_cpus() and slots["held"] == 0
+    assert slots["waited_s"] > 0  # the loops held the slots: the others waited, warm
 
 
 def test_the_500_item_contract_batch_is_judged_right_every_round(client: TestClient) -> None:

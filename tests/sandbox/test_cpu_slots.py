@@ -243,3 +243,57 @@ def test_the_slots_are_open_to_every_judging_process_whatever_its_umask(tmp_path
     assert (tmp_path / "slots").stat().st_mode & 0o7777 == 0o1777
     assert all((tmp_path / "slots" / f"slot-{i}").stat().st_mode & 0o777 == 0o666 for i in range(2))
     assert slots.count == 2
+
+
+def _busy_reader() -> Any:
+    """A sandbox that uses a whole CPU: its CPU seconds grow with the clock."""
+    started = time.monotonic()
+    return lambda: time.monotonic() - started
+
+
+def test_a_sleeping_job_lends_its_slot_and_a_busy_one_does_not(tmp_path: Path) -> None:
+    slots = CpuSlots(1, str(tmp_path))
+    with slots.hold(cpu_s=lambda: 1.5):  # its sandbox's CPU stands still: it sleeps
+        with slots.hold(run_by=time.monotonic() + 5) as held:
+            assert held and slots.held == 2 and slots.lent == 1
+    with slots.hold(cpu_s=_busy_reader()):
+        with slots.hold(run_by=time.monotonic() + 0.5) as held:
+            assert not held  # it ran past its deadline without one: nothing was lent
+    with slots.hold(cpu_s=None):  # unknown: never lent
+        with slots.hold(run_by=time.monotonic() + 0.5) as held:
+            assert not held
+    assert slots.lent == 1 and slots.overflowed == 2
+
+
+def test_the_slot_a_sleeper_frees_goes_to_the_job_it_lent_to(tmp_path: Path) -> None:
+    slots = CpuSlots(1, str(tmp_path))
+    sleeper = slots.hold(cpu_s=lambda: 0.0)
+    sleeper.__enter__()
+    borrower = slots.hold(cpu_s=_busy_reader())
+    assert borrower.__enter__() is True
+    sleeper.__exit__(None, None, None)
+    # The borrower holds the slot now: a newcomer waits (nobody sleeps), nothing more is lent.
+    with slots.hold(run_by=time.monotonic() + 0.4) as held:
+        assert not held
+    assert slots.held == 1 and slots.lent == 1
+    borrower.__exit__(None, None, None)
+    with slots.hold(run_by=time.monotonic() + 1) as held:
+        assert held and slots._free == []
+
+
+def test_a_containers_cpu_reader_reads_its_cgroup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v1 = tmp_path / "v1" / "{id}" / "cpuacct.usage"
+    v2 = tmp_path / "v2" / "{id}" / "cpu.stat"
+    monkeypatch.setattr(_cpu_slots, "_CONTAINER_CPU", ((str(v1), 1e-9), (str(v2), 1e-6)))
+    (tmp_path / "v1" / "abc").mkdir(parents=True)
+    (tmp_path / "v1" / "abc" / "cpuacct.usage").write_text("2500000000\n")
+    (tmp_path / "v2" / "def").mkdir(parents=True)
+    (tmp_path / "v2" / "def" / "cpu.stat").write_text("usage_usec 750000\nuser_usec 1\n")
+    reader_v1, reader_v2 = _cpu_slots.container_cpu("abc"), _cpu_slots.container_cpu("def")
+    assert reader_v1 is not None and reader_v1() == pytest.approx(2.5)
+    assert reader_v2 is not None and reader_v2() == pytest.approx(0.75)
+    assert _cpu_slots.container_cpu("gone") is None and _cpu_slots.container_cpu("") is None
+    (tmp_path / "v1" / "abc" / "cpuacct.usage").unlink()
+    assert reader_v1() is None
