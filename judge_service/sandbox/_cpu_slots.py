@@ -32,6 +32,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge_service.sandbox.errors import SandboxUnavailable
+
 # How long a waiter at the head sleeps while every slot this process could take is held by
 # another process (a release there wakes nobody here), doubling up to the most.
 _POLL_FIRST_S = 0.001
@@ -67,21 +69,22 @@ def _cgroup_quota() -> float | None:
 
 
 CpuReader = Callable[[], float | None]
-# Where a container's CPU time is, by cgroup version and Docker's cgroup driver: seconds per unit.
+# Where a container's CPU time is under the host's cgroup root, by cgroup version and Docker's
+# cgroup driver, and its unit in seconds.
 _CONTAINER_CPU = (
-    ("/sys/fs/cgroup/cpuacct/docker/{id}/cpuacct.usage", 1e-9),
-    ("/sys/fs/cgroup/cpu,cpuacct/docker/{id}/cpuacct.usage", 1e-9),
-    ("/sys/fs/cgroup/cpuacct/system.slice/docker-{id}.scope/cpuacct.usage", 1e-9),
-    ("/sys/fs/cgroup/system.slice/docker-{id}.scope/cpu.stat", 1e-6),
-    ("/sys/fs/cgroup/docker/{id}/cpu.stat", 1e-6),
+    ("cpuacct/docker/{id}/cpuacct.usage", 1e-9),
+    ("cpu,cpuacct/docker/{id}/cpuacct.usage", 1e-9),
+    ("cpuacct/system.slice/docker-{id}.scope/cpuacct.usage", 1e-9),
+    ("system.slice/docker-{id}.scope/cpu.stat", 1e-6),
+    ("docker/{id}/cpu.stat", 1e-6),
 )
 
 
-def container_cpu(container_id: str) -> CpuReader | None:
+def container_cpu(container_id: str, cgroup_root: str = "/sys/fs/cgroup") -> CpuReader | None:
     """A reader of the container's CPU seconds from the host's cgroup files; None where this
-    process cannot see them (a judge in a container of its own)."""
+    process cannot see them (a judge in a container of its own that has not mounted them)."""
     for pattern, unit in _CONTAINER_CPU:
-        path = pattern.format(id=container_id)
+        path = os.path.join(cgroup_root, pattern.format(id=container_id))
         if container_id and os.path.exists(path):
             return lambda: _read_cpu(path, unit)
     return None
@@ -133,7 +136,13 @@ class CpuSlots:
         self.directory = directory
         # Anyone on the host may judge (a worker of another user, or in a container of its own):
         # modes set after the fact, as the umask is the whole process's, not this thread's.
-        os.makedirs(directory, exist_ok=True)
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as error:
+            raise SandboxUnavailable(
+                f"cannot make the CPU slots' directory {directory}: {error}; set "
+                "JUDGE_CPU_SLOTS_DIR to a directory every judging process may write"
+            ) from error
         _open_to_all(directory, 0o1777)
         self._files = [self._open(index) for index in range(count)]
         self._free = list(range(count))  # slots no thread of this process holds
@@ -148,7 +157,17 @@ class CpuSlots:
 
     def _open(self, index: int) -> int:
         path = os.path.join(self.directory, f"slot-{index}")
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+        except PermissionError:
+            # Another user's directory: its files lock as well read-only.
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            except OSError as error:
+                raise SandboxUnavailable(
+                    f"cannot use the CPU slots in {self.directory}: {error}; set "
+                    "JUDGE_CPU_SLOTS_DIR to a directory every judging process may write"
+                ) from error
         _open_to_all(fd, 0o666)
         return fd
 

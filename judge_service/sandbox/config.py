@@ -40,6 +40,12 @@ class SandboxConfig(BaseSettings):
         "machine (default: judge-cpu-slots in the temporary directory). A worker in a container "
         "of its own mounts the host's directory here to share the host's slots.",
     )
+    host_cgroup_dir: str = Field(
+        "/sys/fs/cgroup",
+        description="Where the host's cgroup files are, to read a sandbox's CPU time: a job "
+        "whose sandbox sleeps lends its CPU slot. A judge in a container of its own (the "
+        "compose worker) mounts the host's there.",
+    )
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
     )

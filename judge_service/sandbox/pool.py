@@ -259,7 +259,7 @@ class SandboxPool:
         healthy = False
         try:
             # The agent starts the job's clocks when the frame arrives: after the slot.
-            cpu_s = container_cpu(getattr(sandbox, "id", ""))
+            cpu_s = container_cpu(getattr(sandbox, "id", ""), self.settings.host_cgroup_dir)
             with self.cpu_slots.hold(run_by=wait_until, cpu_s=cpu_s):
                 if answer_by is not None:
                     left_s = answer_by - time.monotonic()

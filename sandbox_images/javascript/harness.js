@@ -177,8 +177,14 @@ function runFunction() {
   } catch (error) {
     report({ status: 'harness_error', message: `the call is not JSON: ${error.message}` }, 1);
   }
+  let request;
+  try {
+    request = ['call_json', entryPoint, args.map((arg) => toPlain(arg))];
+  } catch (error) {
+    report({ status: 'harness_error', message: `the call's arguments cannot cross the process boundary: ${error.message}` }, 1);
+  }
   const candidate = startCandidate(report, onExit);
-  candidate.send(['call_json', entryPoint, args.map((arg) => toPlain(arg))]);
+  candidate.send(request);
   const reply = candidate.receive();
   if (reply[0] === 'json') {
     let value;

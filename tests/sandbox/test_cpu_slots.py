@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -284,16 +285,56 @@ def test_the_slot_a_sleeper_frees_goes_to_the_job_it_lent_to(tmp_path: Path) -> 
 def test_a_containers_cpu_reader_reads_its_cgroup(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    v1 = tmp_path / "v1" / "{id}" / "cpuacct.usage"
-    v2 = tmp_path / "v2" / "{id}" / "cpu.stat"
-    monkeypatch.setattr(_cpu_slots, "_CONTAINER_CPU", ((str(v1), 1e-9), (str(v2), 1e-6)))
+    patterns = (("v1/{id}/cpuacct.usage", 1e-9), ("v2/{id}/cpu.stat", 1e-6))
+    monkeypatch.setattr(_cpu_slots, "_CONTAINER_CPU", patterns)
     (tmp_path / "v1" / "abc").mkdir(parents=True)
     (tmp_path / "v1" / "abc" / "cpuacct.usage").write_text("2500000000\n")
     (tmp_path / "v2" / "def").mkdir(parents=True)
     (tmp_path / "v2" / "def" / "cpu.stat").write_text("usage_usec 750000\nuser_usec 1\n")
-    reader_v1, reader_v2 = _cpu_slots.container_cpu("abc"), _cpu_slots.container_cpu("def")
+    root = str(tmp_path)
+    reader_v1 = _cpu_slots.container_cpu("abc", root)
+    reader_v2 = _cpu_slots.container_cpu("def", root)
     assert reader_v1 is not None and reader_v1() == pytest.approx(2.5)
     assert reader_v2 is not None and reader_v2() == pytest.approx(0.75)
-    assert _cpu_slots.container_cpu("gone") is None and _cpu_slots.container_cpu("") is None
+    assert _cpu_slots.container_cpu("gone", root) is None
+    assert _cpu_slots.container_cpu("", root) is None
     (tmp_path / "v1" / "abc" / "cpuacct.usage").unlink()
     assert reader_v1() is None
+
+
+# Imported as root (the interpreter lives in root's home), then run as nobody.
+_AS_NOBODY = """
+import os, sys
+from judge_service.sandbox._cpu_slots import CpuSlots
+from judge_service.sandbox.errors import SandboxUnavailable
+os.setgid(65534); os.setuid(65534)
+try:
+    slots = CpuSlots(int(sys.argv[2]), sys.argv[1])
+except SandboxUnavailable as error:
+    print("refused:", error)
+else:
+    with slots.hold() as held:
+        print("held" if held else "not held")
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="makes another user's directory")
+def test_another_users_slots_are_shared_read_only_or_refused_with_how_to_fix() -> None:
+    with tempfile.TemporaryDirectory(dir="/tmp") as parent:  # pytest's tmp_path is root's own
+        os.chmod(parent, 0o755)
+        _another_users_slots(Path(parent) / "slots")
+
+
+def _another_users_slots(directory: Path) -> None:
+    CpuSlots(2, str(directory))
+    directory.chmod(0o755)  # as Docker makes a bind mount's missing host directory
+    for path in directory.iterdir():
+        path.chmod(0o644)
+
+    def as_nobody(count: int) -> str:
+        run = [sys.executable, "-c", _AS_NOBODY, str(directory), str(count)]
+        return subprocess.run(run, capture_output=True, text=True, check=True).stdout
+
+    assert as_nobody(2).strip() == "held"
+    refused = as_nobody(3)
+    assert refused.startswith("refused:") and "JUDGE_CPU_SLOTS_DIR" in refused

@@ -59,11 +59,13 @@ function viaScopes(name) {
   const search = (objectId, depth) => {
     if (!objectId || depth > 4 || seen.has(objectId)) return null;
     seen.add(objectId);
-    const { result = [], internalProperties = [] } = post('Runtime.getProperties', { objectId, ownProperties: true });
+    const properties = post('Runtime.getProperties', { objectId, ownProperties: true });
+    const { result = [], internalProperties = [] } = properties;
     for (const property of [...result, ...internalProperties]) {
       const value = property.value;
       if (!value) continue;
-      if (property.name === name && value.type === 'string' && HEX.test(value.value)) return value.value;
+      const text = value.type === 'string' ? value.value : '';
+      if (property.name === name && HEX.test(text)) return text;
       const found = search(value.objectId, depth + 1);
       if (found) return found;
     }
@@ -76,7 +78,8 @@ function viaScopes(name) {
       if (found) return found;
     }
   }
-  return search((post('Runtime.evaluate', { expression: 'globalThis.keep' }).result || {}).objectId, 0);
+  const kept = post('Runtime.evaluate', { expression: 'globalThis.keep' }).result || {};
+  return search(kept.objectId, 0);
 }
 function viaInspectorSnapshot(name) {
   const session = new (require('inspector').Session)();
@@ -130,3 +133,17 @@ def test_each_route_finds_a_token_held_where_it_can_reach(judge, language: str) 
     )
     result = judge(language, code, TEST, mode="function", entry_point="f", limits=LIMITS)
     assert result.verdict is Verdict.AC, [(t.message, t.stderr[-500:]) for t in result.tests]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_call_too_deep_to_cross_to_the_program_is_the_judges_error(judge, language) -> None:
+    """The test's own arguments, not the program, failed: a system error, never RE or WA."""
+    nested: list[object] = []
+    for _ in range(1200):
+        nested = [nested]
+    tests = [{"args": [nested], "expected": 0}]
+    result = judge(
+        language, "function f(x) { return 0; }\n", tests, mode="function", entry_point="f"
+    )
+    assert result.verdict is Verdict.SE, [(t.message, t.stderr[-300:]) for t in result.tests]
+    assert "cannot cross the process boundary" in result.tests[0].message

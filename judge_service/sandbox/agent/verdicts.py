@@ -88,7 +88,7 @@ def decide(
             }
         if job["mode"] == "assert" and status == "not_plain_data":
             return {"verdict": "WA", "message": detail}
-        if job["mode"] == "assert" and status == "harness_error":
+        if status == "harness_error":
             return {"verdict": "SE", "message": detail}
         how = (
             f"signal {signal_number}"
