@@ -38,9 +38,10 @@ from judge_service.sandbox.errors import SandboxUnavailable
 # another process (a release there wakes nobody here), doubling up to the most.
 _POLL_FIRST_S = 0.001
 _POLL_MOST_S = 0.02
-# A job whose sandbox used under this share of a CPU over the last window sleeps: its slot is
-# lent to the next job while it does.
+# A job whose sandbox used under this share of a CPU over this many windows in a row sleeps:
+# its slot is lent to the next job while it does.
 _IDLE_WINDOW_S = 0.1
+_IDLE_WINDOWS = 2
 _IDLE_SHARE = 0.25
 
 
@@ -93,35 +94,52 @@ def container_cpu(container_id: str, cgroup_root: str = "/sys/fs/cgroup") -> Cpu
 def _read_cpu(path: str, unit: float) -> float | None:
     try:
         text = Path(path).read_text()
-    except OSError:  # the container is gone
+        if text.startswith("usage_usec"):  # cgroup v2's cpu.stat
+            return int(text.split()[1]) * unit
+        return int(text) * unit
+    except (OSError, ValueError, IndexError):  # the container is gone, or a torn read
         return None
-    if text.startswith("usage_usec"):  # cgroup v2's cpu.stat
-        return int(text.split()[1]) * unit
-    return int(text) * unit
 
 
-@dataclass
+@dataclass(eq=False)
 class _Holder:
-    """A job in its slot: the slot's file (None: a slot lent by an idle holder) and how much
-    CPU its sandbox has used, sampled to see whether it sleeps."""
+    """A job in its slot: the slot's file (None: a slot lent by a sleeping holder) and how
+    much CPU its sandbox has used, sampled to see whether it sleeps."""
 
     index: int | None
     cpu_s: CpuReader | None
     sampled_at: float = field(default_factory=time.monotonic)
     sampled_cpu_s: float | None = None
-    idle: bool = False
+    idle_windows: int = 0  # windows in a row it used under a quarter of a CPU
 
     def __post_init__(self) -> None:
-        self.sampled_cpu_s = self.cpu_s() if self.cpu_s else None
+        self.sampled_cpu_s = _cpu_or_none(self.cpu_s)
+
+    @property
+    def sleeping(self) -> bool:
+        return self.idle_windows >= _IDLE_WINDOWS
 
     def sample(self, now: float) -> None:
-        """Idle when its sandbox used under a quarter of a CPU since the last sample."""
-        if self.cpu_s is None or now - self.sampled_at < _IDLE_WINDOW_S:
+        """Count a window of at least ``_IDLE_WINDOW_S``; one much longer (nobody looked) only
+        starts a new one, as it says nothing of what the job does now."""
+        elapsed = now - self.sampled_at
+        if self.cpu_s is None or elapsed < _IDLE_WINDOW_S:
             return
-        cpu_s = self.cpu_s()
-        if cpu_s is not None and self.sampled_cpu_s is not None:
-            self.idle = cpu_s - self.sampled_cpu_s < _IDLE_SHARE * (now - self.sampled_at)
+        cpu_s = _cpu_or_none(self.cpu_s)
+        if elapsed > 2 * _IDLE_WINDOW_S or cpu_s is None or self.sampled_cpu_s is None:
+            self.idle_windows = 0
+        elif cpu_s - self.sampled_cpu_s < _IDLE_SHARE * elapsed:
+            self.idle_windows += 1
+        else:
+            self.idle_windows = 0
         self.sampled_at, self.sampled_cpu_s = now, cpu_s
+
+
+def _cpu_or_none(cpu_s: CpuReader | None) -> float | None:
+    try:
+        return cpu_s() if cpu_s is not None else None
+    except Exception:  # a reader that fails says nothing: the job does not lend
+        return None
 
 
 class CpuSlots:
@@ -214,9 +232,13 @@ class CpuSlots:
                             timeout = _IDLE_WINDOW_S  # look again for a sleeper
                     if run_by is not None:
                         left = run_by - time.monotonic()
-                        if left <= 0:
-                            self.overflowed += 1
-                            return None
+                        if left <= 0:  # out of turn, a free slot first; else without one
+                            holder = self._free_slot(cpu_s)
+                            if holder is None:
+                                self.overflowed += 1
+                                return None
+                            self._holders.append(holder)
+                            return holder
                         timeout = left if timeout is None else min(timeout, left)
                     turn.wait(timeout)
             finally:
@@ -224,7 +246,23 @@ class CpuSlots:
                 self._wake_head()
 
     def _slot_for(self, cpu_s: CpuReader | None) -> _Holder | None:
-        """A free slot's holder, or a lent one while more jobs sleep than slots are lent."""
+        """A free slot's holder, or a lent one while more jobs in a slot of their own sleep
+        than slots are lent: at most one lent per slot, so never more than twice as many
+        jobs as slots run, however the sleepers wake."""
+        holder = self._free_slot(cpu_s)
+        if holder is not None:
+            return holder
+        now = time.monotonic()
+        for other in self._holders:
+            other.sample(now)
+        sleeping = sum(other.sleeping for other in self._holders if other.index is not None)
+        lent = sum(other.index is None for other in self._holders)
+        if sleeping > lent:
+            self.lent += 1
+            return _Holder(None, cpu_s)
+        return None
+
+    def _free_slot(self, cpu_s: CpuReader | None) -> _Holder | None:
         for index in self._free:
             try:
                 fcntl.flock(self._files[index], fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -232,14 +270,6 @@ class CpuSlots:
                 continue
             self._free.remove(index)
             return _Holder(index, cpu_s)
-        now = time.monotonic()
-        for other in self._holders:
-            other.sample(now)
-        sleeping = sum(other.idle for other in self._holders)
-        lent = sum(other.index is None for other in self._holders)
-        if sleeping > lent:
-            self.lent += 1
-            return _Holder(None, cpu_s)
         return None
 
     def _give(self, holder: _Holder) -> None:

@@ -371,7 +371,7 @@ MORE_LANGUAGES: tuple[LanguageSpec, ...] = (
         artifacts=("main.vvp",),
         run_argv=("/usr/bin/vvp", "-n", "main.vvp"),
         # vvp prints where $finish or $stop was called (on stdout, no option turns it off).
-        runtime_trailer=r"\S+:\d+: \$(?:finish|stop)(?:\(\d\))? called at \d+ \(\S+\)",
+        runtime_trailer=r"main\.v:\d+: \$(?:finish|stop)(?:\(\d\))? called at \d+ \(\S+\)",
         assertion="$fatal (vvp -n): exit 1",
     ),
 )

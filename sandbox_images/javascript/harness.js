@@ -316,14 +316,26 @@ async function serveCandidate() {
   const send = (message) => writeFrame(4, message);
   const source = fs.readFileSync(sourcePath, 'utf8');
   const module = { exports: {} };
+  const raise = (error) => {
+    send(['raise', error && error.constructor ? error.constructor.name : 'Error', String(error && error.message).slice(0, 500)]);
+    exit(0);
+  };
+  let wrapper;
   let exported;
   try {
     const body = `${source}\n;return [(__judge_name__) => eval(__judge_name__), () => {${resolver(entryPoint)}}];`;
-    exported = loadWrapper(body, sourcePath)(require, module, module.exports, sourcePath, '/work');
+    wrapper = loadWrapper(body, sourcePath);
   } catch (error) {
+    // Only the source's own syntax is a compile error; a SyntaxError its code throws as it
+    // runs (JSON.parse of bad text) is a runtime error, as for a whole program.
     if (error instanceof SyntaxError) send(['compile_error', String(error.stack || error).slice(0, 2000)]);
-    else send(['raise', error && error.constructor ? error.constructor.name : 'Error', String(error && error.message).slice(0, 500)]);
+    else raise(error);
     exit(0);
+  }
+  try {
+    exported = wrapper(require, module, module.exports, sourcePath, '/work');
+  } catch (error) {
+    raise(error);
   }
   const [lookup, resolveEntry] = exported;
   let entry = null;

@@ -338,3 +338,41 @@ def _another_users_slots(directory: Path) -> None:
     assert as_nobody(2).strip() == "held"
     refused = as_nobody(3)
     assert refused.startswith("refused:") and "JUDGE_CPU_SLOTS_DIR" in refused
+
+
+def test_only_a_job_in_a_slot_of_its_own_lends_so_sleepers_cannot_multiply(
+    tmp_path: Path,
+) -> None:
+    """Borrowers that sleep in turn lend nothing: at most twice as many jobs as slots run,
+    however the sleepers then wake (a policy's sleeping rollouts must not crowd the CPUs)."""
+    slots = CpuSlots(1, str(tmp_path))
+    with slots.hold(cpu_s=lambda: 0.0):
+        with slots.hold(run_by=time.monotonic() + 5, cpu_s=lambda: 0.0) as borrowed:
+            assert borrowed
+            with slots.hold(run_by=time.monotonic() + 0.6) as third:
+                assert not third
+    assert slots.lent == 1
+
+
+def test_a_failing_cpu_reader_lends_nothing_and_loses_no_slot(tmp_path: Path) -> None:
+    def broken() -> float:
+        raise ValueError("a torn read")
+
+    slots = CpuSlots(1, str(tmp_path))
+    with slots.hold(cpu_s=broken):
+        with slots.hold(run_by=time.monotonic() + 0.4) as held:
+            assert not held
+    with slots.hold(run_by=time.monotonic() + 1) as held:
+        assert held and slots.held == 1
+
+
+def test_a_window_nobody_looked_at_says_nothing_of_now(tmp_path: Path) -> None:
+    """A job that slept while nobody waited and computes now is not taken for a sleeper."""
+    slots = CpuSlots(1, str(tmp_path))
+    busy = _busy_reader()
+    with slots.hold(cpu_s=lambda: min(busy(), 0.05)):  # slept, then (below) computes
+        holder = slots._holders[0]
+        holder.sampled_at -= 5  # its last sample is long past
+        holder.cpu_s = busy
+        with slots.hold(run_by=time.monotonic() + 0.5) as held:
+            assert not held

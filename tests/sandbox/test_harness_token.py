@@ -147,3 +147,19 @@ def test_a_call_too_deep_to_cross_to_the_program_is_the_judges_error(judge, lang
     )
     assert result.verdict is Verdict.SE, [(t.message, t.stderr[-300:]) for t in result.tests]
     assert "cannot cross the process boundary" in result.tests[0].message
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("mode", ["function", "assert"])
+def test_a_syntax_error_the_program_throws_as_it_runs_is_a_runtime_error(
+    judge, language: str, mode: str
+) -> None:
+    code = "JSON.parse('{not json');\nfunction f(x) { return x + 1; }\n"
+    tests = (
+        [{"code": "const assert = require('assert');\nassert.strictEqual(f(3), 4);\n"}]
+        if mode == "assert"
+        else TEST
+    )
+    result = judge(language, code, tests, mode=mode, entry_point="f")
+    assert result.verdict is Verdict.RE, [(t.message, t.stderr[-300:]) for t in result.tests]
+    assert result.compile is None or result.compile.ok

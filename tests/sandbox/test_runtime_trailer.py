@@ -21,22 +21,25 @@ TESTS = [{"input": "", "output": "3"}]
         (b"3\nmain.v:12: $stop called at 250 (1ns)", b"3\n"),
         (b"3\nmain.v:4: $finish(2) called at 0 (1s)\n", b"3\n"),
         (b"main.v:4: $finish called at 0 (1s)\n", b""),
-        # Only the last line, and only the whole of it.
+        # Only at the end.
         (b"main.v:4: $finish called at 0 (1s)\n3\n", b"main.v:4: $finish called at 0 (1s)\n3\n"),
+        # After output without a newline ($write), on the same line.
+        (b"3main.v:4: $finish called at 0 (1s)\n", b"3"),
         (
-            b"3\nsaid main.v:4: $finish called at 0 (1s)\n",
-            b"3\nsaid main.v:4: $finish called at 0 (1s)\n",
+            b"3\nmain.v:4: $finish called at 0 (1s)\nmore\n",
+            b"3\nmain.v:4: $finish called at 0 (1s)\nmore\n",
         ),
         (b"3\n", b"3\n"),
         (b"", b""),
     ],
 )
-def test_only_a_whole_last_line_of_the_runtime_is_taken_out(out: bytes, kept: bytes) -> None:
+def test_only_the_runtimes_message_at_the_end_is_taken_out(out: bytes, kept: bytes) -> None:
     assert _without_trailer(out, VVP) == kept
     assert _without_trailer(out, None) == out
 
 
 FINISHES = {
+    "write-then-finish": '  initial begin\n    $write("3");\n    $finish;\n  end\n',
     "finish": '  initial begin\n    $display("3");\n    $finish;\n  end\n',
     "finish-with-level": '  initial begin\n    $display("3");\n    $finish(2);\n  end\n',
     "stop": '  initial begin\n    $display("3");\n    #5 $stop;\n  end\n',

@@ -582,14 +582,12 @@ def _budget_spent(budget_s: float) -> wire.TestReport:
 
 
 def _without_trailer(out: bytes, trailer: str | None) -> bytes:
-    """``out`` without its last line when that line is the runtime's own (``trailer``)."""
+    """``out`` without the runtime's own message at its end (``trailer``), which follows the
+    program's output on the same line when that did not end with a newline."""
     if not trailer:
         return out
-    body = out[:-1] if out.endswith(b"\n") else out
-    start = body.rfind(b"\n") + 1
-    if re.fullmatch(trailer.encode(), body[start:]):
-        return out[:start]
-    return out
+    found = re.search(b"(?:" + trailer.encode() + rb")\n?\Z", out)
+    return out[: found.start()] if found else out
 
 
 def _candidate_pipes() -> list[int]:
