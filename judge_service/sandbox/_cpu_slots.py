@@ -190,15 +190,22 @@ class CpuSlots:
         return fd
 
     @contextmanager
-    def hold(self, run_by: float | None = None, cpu_s: CpuReader | None = None) -> Iterator[bool]:
+    def hold(
+        self,
+        run_by: float | None = None,
+        cpu_s: CpuReader | None = None,
+        longest_s: float = 0.0,
+    ) -> Iterator[bool]:
         """Hold a slot for the block (True). ``cpu_s``: the CPU seconds the job's sandbox has
         used so far (None when unknown), to lend the slot while the job sleeps.
 
-        Past ``run_by`` (monotonic) without one, the block runs without a slot (False): a caller
-        who gives up then (verl, with no retry) is better served by an answer that may be the
-        load's (a wall-clock verdict says so and is judged again or never cached) than by
-        none."""
-        holder = self._take(run_by, cpu_s)
+        A job with a deadline (``run_by``, monotonic) runs without a slot (False) once it
+        cannot have one by then: past it, or at once when the jobs ahead of it, each taking as
+        long as it may (``longest_s``), would hold the slots past it. Its caller (verl, with no
+        retry) is better served by an answer that may be the load's (a wall-clock verdict says
+        so and is judged again or never cached) than by none; and the jobs queued behind it
+        for a sandbox need the one it holds before their own deadlines."""
+        holder = self._take(run_by, cpu_s, longest_s)
         try:
             yield holder is not None
         finally:
@@ -210,7 +217,9 @@ class CpuSlots:
         """Jobs of this process in a slot now (lent slots included)."""
         return len(self._holders)
 
-    def _take(self, run_by: float | None, cpu_s: CpuReader | None) -> _Holder | None:
+    def _take(
+        self, run_by: float | None, cpu_s: CpuReader | None, longest_s: float
+    ) -> _Holder | None:
         started = time.monotonic()
         poll_s = _POLL_FIRST_S
         with self._lock:
@@ -232,7 +241,8 @@ class CpuSlots:
                             timeout = _IDLE_WINDOW_S  # look again for a sleeper
                     if run_by is not None:
                         left = run_by - time.monotonic()
-                        if left <= 0:  # out of turn, a free slot first; else without one
+                        if left <= 0 or self._wait_s(turn, longest_s) > left:
+                            # Out of turn, a free slot first; else without one.
                             holder = self._free_slot(cpu_s)
                             if holder is None:
                                 self.overflowed += 1
@@ -244,6 +254,12 @@ class CpuSlots:
             finally:
                 self._queue.remove(turn)
                 self._wake_head()
+
+    def _wait_s(self, turn: threading.Condition, longest_s: float) -> float:
+        """The longest this waiter may wait: the jobs in slots and the waiters ahead, in
+        rounds of ``count``, each as long as it may take."""
+        ahead = len(self._holders) + self._queue.index(turn)
+        return math.ceil(max(0, ahead + 1 - self.count) / self.count) * longest_s
 
     def _slot_for(self, cpu_s: CpuReader | None) -> _Holder | None:
         """A free slot's holder, or a lent one while more jobs in a slot of their own sleep

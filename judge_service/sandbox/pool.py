@@ -260,10 +260,11 @@ class SandboxPool:
         try:
             # The agent starts the job's clocks when the frame arrives: after the slot.
             cpu_s = container_cpu(getattr(sandbox, "id", ""), self.settings.host_cgroup_dir)
-            with self.cpu_slots.hold(run_by=wait_until, cpu_s=cpu_s):
+            longest_s = _jobs.longest_run_s(job, compiling)
+            with self.cpu_slots.hold(run_by=wait_until, cpu_s=cpu_s, longest_s=longest_s):
                 if answer_by is not None:
-                    left_s = answer_by - time.monotonic()
-                    header["answer_within_ms"] = max(0, int(left_s * 1000))
+                    left_s = answer_by - time.monotonic()  # a client's huge timeout: a day
+                    header["answer_within_ms"] = int(min(max(left_s, 0.0), 86400.0) * 1000)
                 reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":

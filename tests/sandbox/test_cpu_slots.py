@@ -376,3 +376,30 @@ def test_a_window_nobody_looked_at_says_nothing_of_now(tmp_path: Path) -> None:
         holder.cpu_s = busy
         with slots.hold(run_by=time.monotonic() + 0.5) as held:
             assert not held
+
+
+def test_a_job_that_cannot_have_a_slot_in_time_runs_at_once_not_at_its_deadline(
+    tmp_path: Path,
+) -> None:
+    """verl's wave behind a full pool needs the sandboxes the first wave holds: a job whose
+    turn cannot come before its deadline (the jobs ahead, each as long as it may take) runs
+    at once rather than hold its sandbox until then."""
+    slots = CpuSlots(1, str(tmp_path))
+    results: list[bool] = []
+    with slots.hold():
+        run_by = time.monotonic() + 1.0
+        first = threading.Thread(target=lambda: results.append(_held(slots, run_by, longest_s=0.6)))
+        first.start()
+        while not slots._queue:
+            time.sleep(0.001)
+        started = time.monotonic()
+        assert _held(slots, run_by, longest_s=0.6) is False  # two rounds of 0.6 s: too late
+        assert time.monotonic() - started < 0.5
+    first.join()
+    assert results == [True]  # one round of 0.6 s fits: it waited for the slot
+    assert slots.overflowed == 1
+
+
+def _held(slots: CpuSlots, run_by: float, longest_s: float) -> bool:
+    with slots.hold(run_by=run_by, longest_s=longest_s) as held:
+        return held
