@@ -40,8 +40,8 @@ sys.path[:0] = [str(BENCH), str(BENCH.parent)]  # the bench modules, and tests' 
 
 from http_throughput import (  # noqa: E402
     free_port,
-    humaneval_problems,
     http_round,
+    humaneval_problems,
     run_code_round,
     wait_healthy,
 )
