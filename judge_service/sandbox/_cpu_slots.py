@@ -27,11 +27,11 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from judge_service.sandbox._cgroup_cpu import CpuReader, usable_cpus
 from judge_service.sandbox.errors import SandboxUnavailable
 
 # How long a waiter at the head sleeps while every slot this process could take is held by
@@ -43,62 +43,6 @@ _POLL_MOST_S = 0.02
 _IDLE_WINDOW_S = 0.1
 _IDLE_WINDOWS = 2
 _IDLE_SHARE = 0.25
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity, bounded by its cgroup's CPU quota."""
-    cpus = len(os.sched_getaffinity(0))
-    quota = _cgroup_quota()
-    return max(1, min(cpus, math.ceil(quota)) if quota is not None else cpus)
-
-
-def _cgroup_quota() -> float | None:
-    """CPUs' worth of the cgroup's quota (v2 ``cpu.max``, v1 CFS quota); None without one."""
-    try:
-        limit, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
-        return None if limit == "max" else int(limit) / int(period)
-    except (OSError, ValueError):
-        pass
-    for directory in ("/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"):
-        try:
-            quota_us = int(Path(directory, "cpu.cfs_quota_us").read_text())
-            period_us = int(Path(directory, "cpu.cfs_period_us").read_text())
-        except (OSError, ValueError):
-            continue
-        return None if quota_us <= 0 else quota_us / period_us
-    return None
-
-
-CpuReader = Callable[[], float | None]
-# Where a container's CPU time is under the host's cgroup root, by cgroup version and Docker's
-# cgroup driver, and its unit in seconds.
-_CONTAINER_CPU = (
-    ("cpuacct/docker/{id}/cpuacct.usage", 1e-9),
-    ("cpu,cpuacct/docker/{id}/cpuacct.usage", 1e-9),
-    ("cpuacct/system.slice/docker-{id}.scope/cpuacct.usage", 1e-9),
-    ("system.slice/docker-{id}.scope/cpu.stat", 1e-6),
-    ("docker/{id}/cpu.stat", 1e-6),
-)
-
-
-def container_cpu(container_id: str, cgroup_root: str = "/sys/fs/cgroup") -> CpuReader | None:
-    """A reader of the container's CPU seconds from the host's cgroup files; None where this
-    process cannot see them (a judge in a container of its own that has not mounted them)."""
-    for pattern, unit in _CONTAINER_CPU:
-        path = os.path.join(cgroup_root, pattern.format(id=container_id))
-        if container_id and os.path.exists(path):
-            return lambda: _read_cpu(path, unit)
-    return None
-
-
-def _read_cpu(path: str, unit: float) -> float | None:
-    try:
-        text = Path(path).read_text()
-        if text.startswith("usage_usec"):  # cgroup v2's cpu.stat
-            return int(text.split()[1]) * unit
-        return int(text) * unit
-    except (OSError, ValueError, IndexError):  # the container is gone, or a torn read
-        return None
 
 
 @dataclass(eq=False)

@@ -19,7 +19,8 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _appended, _jobs, _rejudge
-from judge_service.sandbox._cpu_slots import container_cpu, machine_slots
+from judge_service.sandbox._cgroup_cpu import container_cpu
+from judge_service.sandbox._cpu_slots import machine_slots
 from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire

@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from judge_service.api import create_app
-from judge_service.sandbox._cpu_slots import usable_cpus
+from judge_service.sandbox._cgroup_cpu import usable_cpus
 from judge_service.settings import Settings
 from tests.api._contract_batch import SUM, contract_batch
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from judge_service.sandbox import _cpu_slots, _jobs
-from judge_service.sandbox._cpu_slots import CpuSlots, machine_slots, usable_cpus
+from judge_service.sandbox import _cgroup_cpu, _jobs
+from judge_service.sandbox._cgroup_cpu import usable_cpus
+from judge_service.sandbox._cpu_slots import CpuSlots, machine_slots
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import Job
 from tests.sandbox._fake_sandboxes import fake_pool
@@ -158,7 +159,7 @@ def test_the_slot_count_follows_the_cpus_this_process_may_use() -> None:
             sys.executable,
             "-c",
             "import os; os.sched_setaffinity(0, {0});"
-            "from judge_service.sandbox._cpu_slots import usable_cpus; print(usable_cpus())",
+            "from judge_service.sandbox._cgroup_cpu import usable_cpus; print(usable_cpus())",
         ],
         capture_output=True,
         text=True,
@@ -169,10 +170,10 @@ def test_the_slot_count_follows_the_cpus_this_process_may_use() -> None:
 
 
 def test_a_cgroup_quota_bounds_the_slots(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_cpu_slots, "_cgroup_quota", lambda: 1.5)
-    monkeypatch.setattr(_cpu_slots.os, "sched_getaffinity", lambda _pid: set(range(8)))
+    monkeypatch.setattr(_cgroup_cpu, "_cgroup_quota", lambda: 1.5)
+    monkeypatch.setattr(_cgroup_cpu.os, "sched_getaffinity", lambda _pid: set(range(8)))
     assert usable_cpus() == 2
-    monkeypatch.setattr(_cpu_slots, "_cgroup_quota", lambda: None)
+    monkeypatch.setattr(_cgroup_cpu, "_cgroup_quota", lambda: None)
     assert usable_cpus() == 8
 
 
@@ -286,18 +287,18 @@ def test_a_containers_cpu_reader_reads_its_cgroup(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     patterns = (("v1/{id}/cpuacct.usage", 1e-9), ("v2/{id}/cpu.stat", 1e-6))
-    monkeypatch.setattr(_cpu_slots, "_CONTAINER_CPU", patterns)
+    monkeypatch.setattr(_cgroup_cpu, "_CONTAINER_CPU", patterns)
     (tmp_path / "v1" / "abc").mkdir(parents=True)
     (tmp_path / "v1" / "abc" / "cpuacct.usage").write_text("2500000000\n")
     (tmp_path / "v2" / "def").mkdir(parents=True)
     (tmp_path / "v2" / "def" / "cpu.stat").write_text("usage_usec 750000\nuser_usec 1\n")
     root = str(tmp_path)
-    reader_v1 = _cpu_slots.container_cpu("abc", root)
-    reader_v2 = _cpu_slots.container_cpu("def", root)
+    reader_v1 = _cgroup_cpu.container_cpu("abc", root)
+    reader_v2 = _cgroup_cpu.container_cpu("def", root)
     assert reader_v1 is not None and reader_v1() == pytest.approx(2.5)
     assert reader_v2 is not None and reader_v2() == pytest.approx(0.75)
-    assert _cpu_slots.container_cpu("gone", root) is None
-    assert _cpu_slots.container_cpu("", root) is None
+    assert _cgroup_cpu.container_cpu("gone", root) is None
+    assert _cgroup_cpu.container_cpu("", root) is None
     (tmp_path / "v1" / "abc" / "cpuacct.usage").unlink()
     assert reader_v1() is None
 
