@@ -144,17 +144,6 @@ function reporter() {
   return { testText, report, onExit: (hook) => { beforeExit = hook; } };
 }
 
-function compileOrReport(report, body, filename) {
-  try {
-    return loadWrapper(body, filename);
-  } catch (error) {
-    if (error instanceof SyntaxError) {
-      report({ status: 'compile_error', message: String(error.stack || error).slice(0, 2000) }, 0);
-    }
-    throw error;
-  }
-}
-
 function resolver(name) {
   if (name.includes('.')) {
     const [cls, method] = name.split('.', 2);
