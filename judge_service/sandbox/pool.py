@@ -19,7 +19,6 @@ import docker
 import docker.errors
 
 from judge_service.sandbox import _appended, _jobs, _rejudge
-from judge_service.sandbox._cgroup_cpu import container_cpu
 from judge_service.sandbox._cpu_slots import machine_slots
 from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox._test_keys import Content
@@ -240,10 +239,9 @@ class SandboxPool:
         answer_by: float | None,
     ) -> tuple[wire.ResultFrame, bytes]:
         pool = self._pool(job.language)
+        longest_s = _jobs.longest_run_s(job, compiling)
         # Waiting for a sandbox past this point would answer after the caller gave up.
-        wait_until = (
-            answer_by - _jobs.longest_run_s(job, compiling) if answer_by is not None else None
-        )
+        wait_until = answer_by - longest_s if answer_by is not None else None
         # The job's memory and its sandbox's share, reserved before it holds a sandbox: a job
         # waiting for memory holds nothing another needs.
         reserved_mb = self._budget.take(
@@ -260,8 +258,7 @@ class SandboxPool:
         healthy = False
         try:
             # The agent starts the job's clocks when the frame arrives: after the slot.
-            cpu_s = container_cpu(getattr(sandbox, "id", ""), self.settings.host_cgroup_dir)
-            longest_s = _jobs.longest_run_s(job, compiling)
+            cpu_s = getattr(sandbox, "cpu_seconds", None)  # a test's fake sandbox has none
             with self.cpu_slots.hold(run_by=wait_until, cpu_s=cpu_s, longest_s=longest_s):
                 if answer_by is not None:
                     left_s = answer_by - time.monotonic()  # a client's huge timeout: a day

@@ -21,6 +21,7 @@ import docker.errors
 from docker.models.containers import Container
 
 from judge_service.sandbox import _bundle
+from judge_service.sandbox._cgroup_cpu import container_cpu
 from judge_service.sandbox._channel import FifoChannel
 from judge_service.sandbox.agent import wire
 from judge_service.sandbox.config import SandboxConfig
@@ -84,6 +85,8 @@ class Sandbox:
             self.close()
             raise SandboxCrashed(f"{language} sandbox agent did not start: {ready}")
         self.id: str = self._container.id or ""
+        # What its container's CPU time reads from, found once (a sleeping job lends its slot).
+        self.cpu_seconds = container_cpu(self.id, settings.host_cgroup_dir)
 
     def _create(
         self,
