@@ -172,27 +172,25 @@ class CpuSlots:
             self._queue.append(turn)
             try:
                 while True:
+                    first = self._queue[0] is turn
+                    holder = self._slot_for(cpu_s) if first else None
+                    left = None if run_by is None else run_by - time.monotonic()
+                    late = left is not None and (left <= 0 or self._wait_s(turn, longest_s) > left)
+                    if holder is None and late:  # out of turn, a free slot; else without one
+                        holder = self._free_slot(cpu_s)
+                        if holder is None:
+                            self.overflowed += 1
+                            return None
+                    if holder is not None:
+                        self.waited_s += time.monotonic() - started
+                        self._holders.append(holder)
+                        return holder
                     timeout: float | None = None
-                    if self._queue[0] is turn:
-                        holder = self._slot_for(cpu_s)
-                        if holder is not None:
-                            self.waited_s += time.monotonic() - started
-                            self._holders.append(holder)
-                            return holder
-                        if self._free:  # held by other processes: they wake nobody here
-                            timeout, poll_s = poll_s, min(2 * poll_s, _POLL_MOST_S)
-                        elif any(other.cpu_s for other in self._holders):
-                            timeout = _IDLE_WINDOW_S  # look again for a sleeper
-                    if run_by is not None:
-                        left = run_by - time.monotonic()
-                        if left <= 0 or self._wait_s(turn, longest_s) > left:
-                            # Out of turn, a free slot first; else without one.
-                            holder = self._free_slot(cpu_s)
-                            if holder is None:
-                                self.overflowed += 1
-                                return None
-                            self._holders.append(holder)
-                            return holder
+                    if first and self._free:  # held by other processes: they wake nobody here
+                        timeout, poll_s = poll_s, min(2 * poll_s, _POLL_MOST_S)
+                    elif first and any(other.cpu_s for other in self._holders):
+                        timeout = _IDLE_WINDOW_S  # look again for a sleeper
+                    if left is not None:
                         timeout = left if timeout is None else min(timeout, left)
                     turn.wait(timeout)
             finally:
