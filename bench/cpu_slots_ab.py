@@ -43,9 +43,12 @@ from http_throughput import (  # noqa: E402
     http_round,
     humaneval_problems,
     run_code_round,
+    start_server,
     wait_healthy,
 )
 
+from judge_service.sandbox._cgroup_cpu import usable_cpus  # noqa: E402
+from judge_service.sandbox.config import SandboxConfig  # noqa: E402
 from tests.api._contract_batch import SUM, contract_batch  # noqa: E402
 
 SIDES = ("slots", "no slots")
@@ -59,19 +62,18 @@ def busy_cpu_s() -> float:
 
 
 def start(side: str, port: int, directory: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "JUDGE_DATABASE_URL": f"sqlite:///{directory}/{side[:2]}.db"}
-    for name in ("JUDGE_BROKER_URL", "JUDGE_SANDBOXES_PER_LANGUAGE", "JUDGE_CPU_SLOTS"):
-        env.pop(name, None)
+    """``judge serve`` on embedded defaults in a directory of its own, with the machine's slots
+    (whatever the environment says) or 256 no other process shares."""
+    own = Path(directory, side.replace(" ", "-"))
+    own.mkdir()
+    slots = {
+        "JUDGE_CPU_SLOTS": str(usable_cpus()),
+        "JUDGE_CPU_SLOTS_DIR": os.path.join(tempfile.gettempdir(), "judge-cpu-slots"),
+    }
     if side == "no slots":
-        env["JUDGE_CPU_SLOTS"] = "256"
-        env["JUDGE_CPU_SLOTS_DIR"] = f"{directory}/unshared-slots"
-    judge = Path(sys.executable).with_name("judge")
-    return subprocess.Popen(
-        [str(judge), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+        slots = {"JUDGE_CPU_SLOTS": "256", "JUDGE_CPU_SLOTS_DIR": f"{own}/slots"}
+    sandboxes = SandboxConfig().sandboxes_per_language
+    return start_server(port, sandboxes, str(own), extra_env=slots)
 
 
 async def contract_round(client: httpx.AsyncClient, round_no: int) -> tuple[float, int]:

@@ -64,11 +64,15 @@ def server_env(sandboxes: int, directory: str, broker: str | None = None) -> dic
 
 
 def start_server(
-    port: int, sandboxes: int, directory: str, broker: str | None = None
+    port: int,
+    sandboxes: int,
+    directory: str,
+    broker: str | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     judge = Path(sys.executable).with_name("judge")
     command = [str(judge), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    env = server_env(sandboxes, directory, broker)
+    env = {**server_env(sandboxes, directory, broker), **(extra_env or {})}
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
