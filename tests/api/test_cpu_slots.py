@@ -143,8 +143,7 @@ def test_runaway_loops_beside_correct_code_in_eight_languages(client: TestClient
             round_number,
             _wrong(results, expected, items),
         )
-        loops = [result for result in results[:16]]
-        assert all(result["tests"][0]["limit"] == "cpu" for result in loops)
+        assert all(result["tests"][0]["limit"] == "cpu" for result in results[:16])
     slots = client.get("/health").json()["queue"]["cpu_slots"]
     assert slots["count"] == usable_cpus() and slots["held"] == 0
     assert slots["waited_s"] > 0  # the loops held the slots: the others waited, warm
