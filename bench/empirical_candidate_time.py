@@ -22,6 +22,7 @@ say ``first: true``, and the later candidates' distribution is printed too.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -35,10 +36,11 @@ _DEFAULT = Path(__file__).resolve().parent.parent / "complexity_model/data/empir
 
 
 def _cgroup_usage_s(container_id: str) -> float | None:
+    # Under Docker's default parent (older checkouts) or the judge's own (judge_sandboxes).
     for path in (
-        f"/sys/fs/cgroup/cpuacct/docker/{container_id}/cpuacct.usage",
+        *glob.glob(f"/sys/fs/cgroup/cpuacct/*/{container_id}/cpuacct.usage"),
         f"/sys/fs/cgroup/system.slice/docker-{container_id}.scope/cpu.stat",
-        f"/sys/fs/cgroup/docker/{container_id}/cpu.stat",
+        *glob.glob(f"/sys/fs/cgroup/*/{container_id}/cpu.stat"),
     ):
         try:
             text = Path(path).read_text()

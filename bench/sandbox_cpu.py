@@ -12,6 +12,7 @@ runner process takes (judge_service/sandbox/_assert_plan.py; needs a checkout th
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 from collections import defaultdict
 
@@ -26,14 +27,15 @@ try:  # the engine's own config since the layering; the service's Settings befor
 except ImportError:  # pragma: no cover - older checkouts
     from judge_service.settings import Settings as Config  # type: ignore[assignment]
 
-CPUACCT = "/sys/fs/cgroup/cpuacct/docker/{}/cgroup.procs"
+# Under Docker's default parent (older checkouts) or the judge's own (judge_sandboxes).
+CPUACCT = "/sys/fs/cgroup/cpuacct/*/{}/cgroup.procs"
 
 
 def _processes(container_ids: set[str]) -> dict[str, tuple[str, int, int]]:
     """pid -> (role, own CPU ticks, reaped children's CPU ticks) of the sandboxes' processes."""
     found = {}
     for container in container_ids:
-        with open(CPUACCT.format(container)) as procs:
+        with open(glob.glob(CPUACCT.format(container))[0]) as procs:
             pids = procs.read().split()
         for pid in pids:
             try:

@@ -16,6 +16,7 @@ loop's children.
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import statistics
 import time
@@ -31,11 +32,12 @@ from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import Job, Verdict
 from judge_service.sandbox.pool import SandboxPool
 
-CPUACCT = "/sys/fs/cgroup/cpuacct/docker/{}/cpuacct.usage"
+# Under Docker's default parent (older checkouts) or the judge's own (judge_sandboxes).
+CPUACCT = "/sys/fs/cgroup/cpuacct/*/{}/cpuacct.usage"
 
 
 def container_cpu_s(container: str) -> float:
-    with open(CPUACCT.format(container)) as usage:
+    with open(glob.glob(CPUACCT.format(container))[0]) as usage:
         return int(usage.read()) / 1e9
 
 

@@ -35,21 +35,26 @@ def _cgroup_quota() -> float | None:
 
 CpuReader = Callable[[], float | None]
 # Where a container's CPU time is under the host's cgroup root, by cgroup version and Docker's
-# cgroup driver, and its unit in seconds.
+# cgroup driver (its parent: ``docker`` or ``system.slice`` unless one is given), and its unit in
+# seconds.
 _CONTAINER_CPU = (
-    ("cpuacct/docker/{id}/cpuacct.usage", 1e-9),
-    ("cpu,cpuacct/docker/{id}/cpuacct.usage", 1e-9),
-    ("cpuacct/system.slice/docker-{id}.scope/cpuacct.usage", 1e-9),
-    ("system.slice/docker-{id}.scope/cpu.stat", 1e-6),
-    ("docker/{id}/cpu.stat", 1e-6),
+    ("cpuacct/{parent}/{id}/cpuacct.usage", 1e-9),
+    ("cpu,cpuacct/{parent}/{id}/cpuacct.usage", 1e-9),
+    ("cpuacct/{slice}/docker-{id}.scope/cpuacct.usage", 1e-9),
+    ("{slice}/docker-{id}.scope/cpu.stat", 1e-6),
+    ("{parent}/{id}/cpu.stat", 1e-6),
 )
 
 
-def container_cpu(container_id: str, cgroup_root: str = "/sys/fs/cgroup") -> CpuReader | None:
+def container_cpu(
+    container_id: str, cgroup_root: str = "/sys/fs/cgroup", cgroup_parent: str = ""
+) -> CpuReader | None:
     """A reader of the container's CPU seconds from the host's cgroup files; None where this
     process cannot see them (a judge in a container of its own that has not mounted them)."""
+    parent = cgroup_parent.strip("/")
+    names = {"id": container_id, "parent": parent or "docker", "slice": parent or "system.slice"}
     for pattern, unit in _CONTAINER_CPU:
-        path = os.path.join(cgroup_root, pattern.format(id=container_id))
+        path = os.path.join(cgroup_root, pattern.format(**names))
         if container_id and os.path.exists(path):
             return lambda: _read_cpu(path, unit)
     return None

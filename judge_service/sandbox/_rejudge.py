@@ -8,6 +8,11 @@ busy, the program was not slow), and a compile stopped by its wall-clock backsto
 again with twice the wall time, up to ``wall_retries`` times. A sleeper waits on nothing and is
 not judged again. Whatever a wall clock still decides after that is marked (``limit: "wall"``)
 and never cached (see ``JobResult.load_dependent``).
+
+A test the kernel stopped within its own memory limit because every sandbox together was out of
+memory (SE, ``limit: "host_memory"``) is judged again the same way, after the pool has closed
+idle sandboxes to make room; if the host is still out of memory it stays SE, the judge's
+failure, never the program's.
 """
 
 from __future__ import annotations
@@ -35,7 +40,11 @@ def plan(job: Job, result: JobResult, wall_ms: int) -> Rejudge | None:
     """What of ``result`` to judge again (with ``wall_ms`` of wall time), if anything."""
     if result.compile is not None and result.compile.limit == "wall":
         return Rejudge(job, tuple(range(len(job.tests))), whole=True)
-    starved = [index for index, test in enumerate(result.tests) if _starved(job, test)]
+    starved = [
+        index
+        for index, test in enumerate(result.tests)
+        if _starved(job, test) or test.limit == "host_memory"
+    ]
     if not starved:
         return None
     # Tests left unrun when the job's budget was spent: spent by starved tests, so run them too.

@@ -42,12 +42,30 @@ class SandboxConfig(BaseSettings):
     )
     host_cgroup_dir: str = Field(
         "/sys/fs/cgroup",
-        description="Where the host's cgroup files are, to read a sandbox's CPU time: a job "
-        "whose sandbox sleeps lends its CPU slot. A judge in a container of its own (the "
-        "compose worker) mounts the host's there.",
+        description="Where the host's cgroup files are: to read a sandbox's CPU time (a job "
+        "whose sandbox sleeps lends its CPU slot) and to cap every sandbox's memory together "
+        "(sandbox_memory_total_mb). A judge in a container of its own (the compose worker) "
+        "mounts the host's there, writable.",
     )
     sandbox_memory_mb: int = Field(
         2048, ge=256, description="Memory cap of a sandbox container (the hard backstop)."
+    )
+    sandbox_memory_total_mb: int | None = Field(
+        None,
+        ge=256,
+        description="Memory every sandbox on the host may take together, kernel memory "
+        "included, held by the kernel on their parent cgroup (default: 80% of the host's "
+        "memory). Reached only when many programs near their limits at once: the kernel then "
+        "stops a program, which is judged again once idle sandboxes are closed (SE if the host "
+        "is still out of memory, never the program's verdict).",
+    )
+    sandbox_cgroup_parent: str = Field(
+        "judge_sandboxes",
+        pattern=r"^[A-Za-z0-9_-]*$",
+        description="The parent cgroup every sandbox is created under, capped at "
+        "sandbox_memory_total_mb (written under host_cgroup_dir, as root, for Docker's "
+        "cgroupfs driver; a systemd slice of this name under the systemd driver, whose cap "
+        "/health says how to set). Empty: Docker's default parent, and no common cap.",
     )
     sandbox_memory_budget_mb: int | None = Field(
         None,

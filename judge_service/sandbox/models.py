@@ -175,10 +175,12 @@ class TestResult(BaseModel):
         "the max_reply_output_bytes setting.",
     )
     message: str = ""
-    limit: Literal["cpu", "wall", "budget"] | None = Field(
+    limit: Literal["cpu", "wall", "budget", "host_memory"] | None = Field(
         None,
         description="Which time limit stopped the test (TLE only): its CPU or wall limit, or the "
-        "job's wall-clock budget, spent before the test ran.",
+        "job's wall-clock budget, spent before the test ran; host_memory (SE only): the kernel "
+        "stopped the program within its own memory limit because every sandbox together was "
+        "out of memory.",
     )
     cpu_wait_ms: float | None = Field(
         None,
@@ -219,10 +221,12 @@ class JobResult(BaseModel):
 
     @property
     def load_dependent(self) -> bool:
-        """A wall-clock limit decided part of it: the verdict may depend on how busy the host
-        was, so it is never cached."""
+        """A wall-clock limit or the host's memory decided part of it: the verdict may depend
+        on how busy the host was, so it is never cached."""
         compile_wall = self.compile is not None and self.compile.limit == "wall"
-        return compile_wall or any(test.limit in ("wall", "budget") for test in self.tests)
+        return compile_wall or any(
+            test.limit is not None and test.limit != "cpu" for test in self.tests
+        )
 
     @classmethod
     def system_failure(cls, total: int, message: str) -> JobResult:

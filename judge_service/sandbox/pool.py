@@ -7,6 +7,7 @@ destroyed and a fresh one is started on demand.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import weakref
@@ -18,7 +19,7 @@ from typing import cast
 import docker
 import docker.errors
 
-from judge_service.sandbox import _appended, _jobs, _rejudge
+from judge_service.sandbox import _appended, _cgroup_memory, _jobs, _rejudge
 from judge_service.sandbox._cpu_slots import machine_slots
 from judge_service.sandbox._memory_budget import MemoryBudget
 from judge_service.sandbox._test_keys import Content
@@ -32,6 +33,11 @@ from judge_service.sandbox.models import Job, JobResult
 from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
 from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB, validate_job
 
+_log = logging.getLogger(__name__)
+# After a program was stopped for want of the sandboxes' common memory, idle sandboxes are closed
+# until the sandboxes together hold less than this share of their cap.
+RELIEVED_SHARE = 0.75
+
 
 @dataclass
 class PoolStats:
@@ -41,6 +47,8 @@ class PoolStats:
     tests: int = 0
     sandboxes_started: int = 0
     sandboxes_destroyed: int = 0
+    # Tests the kernel stopped within their own limits, for want of the sandboxes' common memory.
+    host_memory_stops: int = 0
     job_verdicts: dict[str, int] = field(default_factory=dict)
     test_verdicts: dict[str, int] = field(default_factory=dict)
 
@@ -73,6 +81,8 @@ class SandboxPool:
         self._factory = sandbox_factory or self._start_sandbox
         self._budget = MemoryBudget(self.settings.sandbox_memory_budget_mb)
         self.cpu_slots = machine_slots(self.settings.cpu_slots, self.settings.cpu_slots_dir)
+        # Set up with the Docker client, before the first sandbox starts.
+        self.sandboxes_cgroup: _cgroup_memory.SandboxesCgroup | None = None
         self._pools: dict[str, _LanguagePool] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -110,7 +120,7 @@ class SandboxPool:
         answer_by = (
             time.monotonic() + (job.answer_by - time.time()) if job.answer_by is not None else None
         )
-        result = self._judge_once(job, answer_by)
+        result = self._judge_counting_host_memory(job, answer_by)
         wall_ms = job.limits.wall_ms
         for _ in range(self.settings.wall_retries):
             wall_ms = min(2 * wall_ms, 4 * self.settings.max_time_limit_ms)
@@ -122,7 +132,15 @@ class SandboxPool:
                 and time.monotonic() + _jobs.longest_run_s(rejudge.job) > answer_by
             ):
                 break  # an answer marked load-dependent in time beats a better one too late
-            result = _rejudge.merge(result, rejudge, self._judge_once(rejudge.job, answer_by))
+            if any(test.limit == "host_memory" for test in result.tests):
+                self._relieve_host_memory()
+            again = self._judge_counting_host_memory(rejudge.job, answer_by)
+            result = _rejudge.merge(result, rejudge, again)
+        return result
+
+    def _judge_counting_host_memory(self, job: Job, answer_by: float | None) -> JobResult:
+        result = self._judge_once(job, answer_by)
+        self.stats.host_memory_stops += sum(test.limit == "host_memory" for test in result.tests)
         return result
 
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
@@ -380,6 +398,19 @@ class SandboxPool:
         self._discard(sandbox)
         return True
 
+    def _relieve_host_memory(self) -> None:
+        """Close idle sandboxes, the longest idle first, until the sandboxes together are well
+        under their common cap (a program was stopped for want of it)."""
+        cgroup = self.sandboxes_cgroup
+        if cgroup is None or cgroup.cap_mb is None:
+            return
+        while True:
+            used_mb = cgroup.usage_mb()
+            if used_mb is None or used_mb < RELIEVED_SHARE * cgroup.cap_mb:
+                return
+            if not self._evict_idle():
+                return
+
     def _idle_mb(self) -> int:
         """The budget the idle sandboxes hold (what closing all of them would give back)."""
         with self._lock:
@@ -466,7 +497,26 @@ class SandboxPool:
                 self._client = None
                 raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
             remove_stale_sandboxes(self._client)
+            self.sandboxes_cgroup = self._sandboxes_cgroup(self._client)
         return self._client
+
+    def _sandboxes_cgroup(self, client: docker.DockerClient) -> _cgroup_memory.SandboxesCgroup:
+        settings = self.settings
+        try:
+            info = client.info()
+        except docker.errors.DockerException as error:
+            raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
+        total_mb = settings.sandbox_memory_total_mb or _cgroup_memory.default_total_mb()
+        cgroup = _cgroup_memory.prepare(
+            settings.sandbox_cgroup_parent,
+            total_mb,
+            settings.host_cgroup_dir,
+            str(info.get("CgroupDriver", "")),
+            str(info.get("CgroupVersion", "1")),
+        )
+        if cgroup.reason:
+            _log.warning("sandboxes share no memory cap: %s", cgroup.reason)
+        return cgroup
 
     def _image_id(self, language: str) -> str:
         """The image ID the language's tag names when first asked: every sandbox of the
@@ -488,7 +538,9 @@ class SandboxPool:
         return self._image_ids[language]
 
     def _start_sandbox(self, language: str) -> Sandbox:
-        return Sandbox(self._docker(), language, self._image_id(language), self.settings)
+        client = self._docker()
+        parent = self.sandboxes_cgroup.parent if self.sandboxes_cgroup is not None else ""
+        return Sandbox(client, language, self._image_id(language), self.settings, parent)
 
     def _count(self, result: JobResult) -> None:
         self.stats.jobs += 1

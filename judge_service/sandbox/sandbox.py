@@ -47,9 +47,15 @@ class Sandbox:
     """A started container plus its agent; use :meth:`request` from one thread at a time."""
 
     def __init__(
-        self, client: docker.DockerClient, language: str, image_id: str, settings: SandboxConfig
+        self,
+        client: docker.DockerClient,
+        language: str,
+        image_id: str,
+        settings: SandboxConfig,
+        cgroup_parent: str = "",
     ) -> None:
         self.language = language
+        self._cgroup_parent = cgroup_parent
         self.jobs_run = 0
         self._stderr: deque[bytes] = deque(maxlen=64)
         self._pending = bytearray()
@@ -86,7 +92,7 @@ class Sandbox:
             raise SandboxCrashed(f"{language} sandbox agent did not start: {ready}")
         self.id: str = self._container.id or ""
         # What its container's CPU time reads from, found once (a sleeping job lends its slot).
-        self.cpu_seconds = container_cpu(self.id, settings.host_cgroup_dir)
+        self.cpu_seconds = container_cpu(self.id, settings.host_cgroup_dir, cgroup_parent)
 
     def _create(
         self,
@@ -122,6 +128,8 @@ class Sandbox:
             stdin_open=True,
             detach=True,
         )
+        if self._cgroup_parent:  # every sandbox under one cap (see _cgroup_memory)
+            options["cgroup_parent"] = self._cgroup_parent
         if self._channel:
             try:
                 return client.containers.create(**options, mounts=self._channel.docker_mounts())

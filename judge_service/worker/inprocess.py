@@ -89,6 +89,11 @@ class InProcessDispatcher:
                 "waited_s": round(slots.waited_s, 3),
                 "ran_without_slot": slots.overflowed,
             },
+            **(
+                {"sandbox_memory": self.pool.sandboxes_cgroup.status()}
+                if self.pool.sandboxes_cgroup is not None
+                else {}
+            ),
         }
 
     def queue_depth(self) -> int | None:

@@ -212,6 +212,29 @@ def cgroup_memory_max_kb() -> int | None:
     return None
 
 
+# The sandbox cgroup's memory events: v2's memory.events, v1's failcnt and oom_control.
+CGROUP_MEMORY_EVENTS = "/sys/fs/cgroup/memory.events"
+CGROUP_V1_FAILCNT = "/sys/fs/cgroup/memory/memory.failcnt"
+CGROUP_V1_OOM = "/sys/fs/cgroup/memory/memory.oom_control"
+
+
+def cgroup_memory_events() -> tuple[int, int] | None:
+    """How often the sandbox's own memory cap was reached and how many of its processes the
+    OOM killer took (ever; compared before and after a test), or ``None`` where unreadable.
+    A kill with the sandbox's own cap never reached came from a cgroup above it: the cap of
+    every sandbox together (see ``_cgroup_memory``), not this program's use."""
+    try:
+        events = read_file(CGROUP_MEMORY_EVENTS)
+        return field_kb(events, b"max "), field_kb(events, b"oom_kill ")
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        failcnt = int(read_file(CGROUP_V1_FAILCNT))
+        return failcnt, field_kb(read_file(CGROUP_V1_OOM), b"oom_kill ")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def process_clock(pid: int) -> int:
     """The clock id of ``pid``'s CPU time, all its threads, those that ended included (what
     clock_getcpuclockid(3) returns: CPUCLOCK_SCHED of the process)."""

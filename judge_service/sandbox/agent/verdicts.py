@@ -69,6 +69,15 @@ def decide(
     overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV
     if overflowed or any(m.encode() in err for m in job.get("mle_markers", [])):
         return {"verdict": "MLE", "message": "memory limit exceeded"}
+    if signal_number == signal.SIGKILL and watch.host_memory_kill:
+        # Within its own limit, killed because every sandbox together was out of memory: the
+        # judge's failure, judged again when the pressure has passed (``_rejudge``).
+        return {
+            "verdict": "SE",
+            "message": "the sandboxes together ran out of memory (the host's cap on all of "
+            "them), and the kernel stopped this program within its own limit",
+            "limit": "host_memory",
+        }
     if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:
         return {"verdict": "MLE", "message": "killed by the memory cap"}
     if planned_outcome is not None:

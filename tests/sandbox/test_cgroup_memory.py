@@ -1,0 +1,279 @@
+"""Every sandbox's memory together: one parent cgroup, capped by the kernel, sized from the host.
+
+A policy that cannot pass a problem can still try to turn its zero into no reward (a system
+error) or take the host down: many programs each within its own limit, together past what the
+host has. The kernel holds the sandboxes to their common cap; a program it stops there within
+its own limit is the judge's failure (SE, ``limit: "host_memory"``), judged again once idle
+sandboxes are closed, never MLE, RE or WA.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judge_service.sandbox import _cgroup_memory, _rejudge
+from judge_service.sandbox.agent import verdicts, wire
+from judge_service.sandbox.agent.watch import ProcessWatch
+from judge_service.sandbox.config import SandboxConfig
+from judge_service.sandbox.models import Job, JobResult, TestResult, Verdict
+from judge_service.sandbox.pool import SandboxPool
+
+V1_MEMORY = Path("/sys/fs/cgroup/memory")
+
+
+# ---- the parent cgroup, prepared on a cgroup tree laid out in a temporary directory ------------
+def _v1_tree(root: Path, name: str, memsw: bool = True) -> Path:
+    """What the kernel would make on mkdir: the limit files (here, made ahead)."""
+    directory = root / "memory" / name
+    directory.mkdir(parents=True)
+    (directory / "memory.limit_in_bytes").write_text("9223372036854771712")
+    if memsw:
+        (directory / "memory.memsw.limit_in_bytes").write_text("9223372036854771712")
+    return directory
+
+
+def test_the_default_cap_is_most_of_the_hosts_memory() -> None:
+    host = _cgroup_memory.host_memory_mb()
+    assert host > 256
+    assert _cgroup_memory.default_total_mb() == int(host * _cgroup_memory.DEFAULT_SHARE)
+
+
+def test_cgroupfs_v1_writes_the_cap_on_memory_and_swap(tmp_path: Path) -> None:
+    directory = _v1_tree(tmp_path, "judge_x")
+    (directory / "memory.usage_in_bytes").write_text(str(300 << 20))
+    cgroup = _cgroup_memory.prepare("judge_x", 1024, str(tmp_path), "cgroupfs", "1")
+    assert cgroup.parent == "/judge_x" and cgroup.cap_mb == 1024 and not cgroup.reason
+    assert (directory / "memory.limit_in_bytes").read_text() == str(1024 << 20)
+    assert (directory / "memory.memsw.limit_in_bytes").read_text() == str(1024 << 20)
+    assert cgroup.status() == {"cgroup_parent": "/judge_x", "cap_mb": 1024, "used_mb": 300}
+
+
+def test_cgroupfs_v2_enables_the_controller_and_writes_memory_max(tmp_path: Path) -> None:
+    (tmp_path / "cgroup.subtree_control").write_text("cpu pids")
+    (tmp_path / "judge_x").mkdir()
+    (tmp_path / "judge_x" / "memory.max").write_text("max")
+    cgroup = _cgroup_memory.prepare("judge_x", 2048, str(tmp_path), "cgroupfs", "2")
+    assert cgroup.cap_mb == 2048
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+memory"
+    assert (tmp_path / "judge_x" / "memory.max").read_text() == str(2048 << 20)
+
+
+@pytest.mark.parametrize(
+    ("layout", "reason"),
+    [
+        ("not a cgroup", "is not a memory cgroup"),  # a plain directory: nothing to write
+        ("refused", "Is a directory"),  # a write the kernel refuses (EBUSY, EROFS, EACCES)
+    ],
+)
+def test_a_cap_that_cannot_be_written_is_reported_not_assumed(
+    tmp_path: Path, layout: str, reason: str
+) -> None:
+    if layout == "refused":
+        directory = _v1_tree(tmp_path, "judge_x", memsw=False)
+        (directory / "memory.limit_in_bytes").unlink()
+        (directory / "memory.limit_in_bytes").mkdir()  # exists, and refuses a write
+    else:
+        (tmp_path / "memory").mkdir()
+    cgroup = _cgroup_memory.prepare("judge_x", 1024, str(tmp_path), "cgroupfs", "1")
+    assert cgroup.cap_mb is None and cgroup.parent == "/judge_x"
+    assert reason in cgroup.reason and "host_cgroup_dir" in cgroup.reason
+    assert "used_mb" not in cgroup.status() and cgroup.status()["reason"] == cgroup.reason
+
+
+def test_the_systemd_driver_gets_a_slice_and_how_to_cap_it(tmp_path: Path) -> None:
+    cgroup = _cgroup_memory.prepare("judge_x", 4096, str(tmp_path), "systemd", "2")
+    assert cgroup.parent == "judge_x.slice" and cgroup.cap_mb is None
+    assert "systemctl set-property judge_x.slice MemoryMax=4096M" in cgroup.reason
+    assert not any(tmp_path.iterdir())  # systemd's to make, not ours
+
+
+def test_no_parent_means_no_common_cap(tmp_path: Path) -> None:
+    cgroup = _cgroup_memory.prepare("", 4096, str(tmp_path), "cgroupfs", "1")
+    assert (
+        cgroup.parent == "" and cgroup.cap_mb is None and "sandbox_cgroup_parent" in cgroup.reason
+    )
+
+
+def test_the_parent_name_cannot_leave_the_cgroup_tree() -> None:
+    for name in ("../escape", "a/b", "judge sandboxes"):
+        with pytest.raises(ValueError):
+            SandboxConfig(sandbox_cgroup_parent=name)
+
+
+# ---- the verdict: the host's memory, never the program's -------------------------------------
+def _decide(watch: ProcessWatch, memory_kb: int = 65536) -> wire.Outcome:
+    job = {
+        "mode": "stdin",
+        "limits": {"memory_kb": memory_kb, "cpu_ms": 1000, "wall_ms": 3000, "output_bytes": 1000},
+        "checker": {"kind": "tokens"},
+    }
+    return verdicts.decide(
+        job,  # type: ignore[arg-type]
+        {},  # type: ignore[arg-type]
+        watch,
+        b"41\n",
+        b"",
+        b"",
+        "",
+        lambda: {"verdict": "WA", "message": "wrong answer"},
+    )
+
+
+def _killed(peak_kb: int, host_memory_kill: bool, killed_for: str = "") -> ProcessWatch:
+    watch = ProcessWatch()
+    watch.status = 9  # killed by SIGKILL
+    watch.peak_kb = peak_kb
+    watch.host_memory_kill = host_memory_kill
+    watch.killed_for = killed_for
+    return watch
+
+
+def test_a_program_the_host_stopped_within_its_limit_is_the_judges_failure() -> None:
+    # At 60 of its 64 MB: without the host's kill it would have been MLE ("killed by the memory
+    # cap") or RE (signal 9); a wrong answer printed first would have been WA.
+    for peak_kb in (1000, 40000, 60000):
+        outcome = _decide(_killed(peak_kb, host_memory_kill=True))
+        assert outcome["verdict"] == "SE" and outcome.get("limit") == "host_memory", outcome
+
+
+def test_a_program_past_its_own_limit_stays_mle_when_the_host_also_ran_out() -> None:
+    # Turning one's own MLE into a system error would turn a zero into no reward.
+    assert _decide(_killed(70000, host_memory_kill=True))["verdict"] == "MLE"
+    assert _decide(_killed(30000, True, killed_for="memory"))["verdict"] == "MLE"
+    # Killed at the sandbox's own cap (the agent saw it reached): the program's, as before.
+    assert _decide(_killed(40000, host_memory_kill=False))["verdict"] == "MLE"
+    assert _decide(_killed(1000, host_memory_kill=False))["verdict"] == "RE"
+
+
+def test_a_test_the_host_stopped_is_judged_again_and_never_cached() -> None:
+    stopped = TestResult(
+        verdict=Verdict.SE, time_ms=5, wall_ms=50, memory_kb=1000, limit="host_memory"
+    )
+    fine = TestResult(verdict=Verdict.AC, time_ms=5, wall_ms=50, memory_kb=1000)
+    job = Job(language="python", code="print(1)\n", tests=[{"input": "", "output": "1"}] * 2)
+    result = JobResult(verdict=Verdict.SE, passed=1, total=2, tests=[fine, stopped])
+    assert result.load_dependent
+    plan = _rejudge.plan(job, result, wall_ms=6000)
+    assert plan is not None and plan.indices == (1,)
+    merged = _rejudge.merge(
+        result, plan, JobResult(verdict=Verdict.AC, passed=1, total=1, tests=[fine])
+    )
+    assert merged.verdict is Verdict.AC and not merged.load_dependent
+
+
+# ---- the real thing: Docker, the kernel, three programs past the common cap ------------------
+LIMITS = {"memory_limit_mb": 400, "compile_memory_limit_mb": 512, "time_limit_ms": 4000}
+HOLD = """
+import sys, time
+held = b"x" * ({mb} << 20)
+time.sleep({sleep_s})
+print(len(held) >> 20)
+"""
+
+
+@pytest.fixture
+def capped_pool() -> Iterator[tuple[SandboxPool, Path]]:
+    if not V1_MEMORY.is_dir():
+        pytest.skip("the host has no cgroup v1 memory controller at /sys/fs/cgroup/memory")
+    parent = f"judge_test_{uuid.uuid4().hex[:8]}"
+    settings = SandboxConfig(
+        sandboxes_per_language=3,
+        sandbox_memory_mb=1024,
+        sandbox_memory_total_mb=600,
+        sandbox_cgroup_parent=parent,
+    )
+    try:
+        with SandboxPool(settings) as pool:
+            yield pool, V1_MEMORY / parent
+    finally:
+        for controller in Path("/sys/fs/cgroup").iterdir():
+            try:
+                (controller / parent).rmdir()
+            except OSError:
+                pass
+
+
+@pytest.mark.integration
+def test_programs_past_the_common_cap_are_judged_again_never_blamed(
+    capped_pool: tuple[SandboxPool, Path],
+) -> None:
+    pool, memory_dir = capped_pool
+    hold = Job(
+        language="python",
+        code=HOLD.format(mb=220, sleep_s=2.5),
+        tests=[{"input": "", "output": "220"}],
+        limits=LIMITS,
+    )
+    hello = Job(
+        language="python", code="print(1)\n", tests=[{"input": "", "output": "1"}], limits=LIMITS
+    )
+    warmed = pool.judge_many([hello] * 3, workers=3)
+    assert [r.verdict for r in warmed] == [Verdict.AC] * 3
+    status = pool.sandboxes_cgroup.status() if pool.sandboxes_cgroup else {}
+    assert status.get("cap_mb") == 600 and status.get("cgroup_parent") == f"/{memory_dir.name}", (
+        status
+    )
+    assert (memory_dir / "memory.limit_in_bytes").read_text().strip() == str(600 << 20)
+    # Each sandbox is a child of the parent, as the kernel sees it.
+    assert len([child for child in memory_dir.iterdir() if child.is_dir()]) == 3
+    results: list[JobResult] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        result = pool.judge(hold)
+        with lock:
+            results.append(result)
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Three programs of 220 MB (each within its 400 MB limit and its sandbox's 1 GB cap) and
+    # three agents do not fit in 600 MB: the kernel stopped at least one, which was judged again.
+    assert pool.stats.host_memory_stops >= 1
+    for result in results:
+        verdict = result.tests[0].verdict
+        assert verdict is Verdict.AC or (
+            verdict is Verdict.SE and result.tests[0].limit == "host_memory"
+        ), result
+    assert sum(result.verdict is Verdict.AC for result in results) >= 2, results
+    # Every agent survived: the sandboxes judge the next job.
+    smaller = Job(
+        language="python",
+        code=HOLD.format(mb=100, sleep_s=0),
+        tests=[{"input": "", "output": "100"}],
+        limits=LIMITS,
+    )
+    again = pool.judge_many([smaller] * 3, workers=3)
+    assert [result.verdict for result in again] == [Verdict.AC] * 3, again
+
+
+@pytest.mark.integration
+def test_a_program_past_its_own_limit_under_the_common_cap_is_still_mle(
+    capped_pool: tuple[SandboxPool, Path],
+) -> None:
+    """Beside two programs holding memory, one that grows past its own limit may meet the
+    common cap first (and be stopped there, within its limit): judged again, it meets its own."""
+    pool, _ = capped_pool
+    holder = Job(
+        language="python",
+        code=HOLD.format(mb=200, sleep_s=2.5),
+        tests=[{"input": "", "output": "200"}],
+        limits=LIMITS,
+    )
+    greedy = Job(
+        language="python",
+        code="import time\ntime.sleep(0.5)\n" + HOLD.format(mb=600, sleep_s=1),
+        tests=[{"input": "", "output": "600"}],
+        limits=LIMITS,
+    )
+    results = pool.judge_many([holder, holder, greedy], workers=3)
+    assert results[2].verdict is Verdict.MLE, results[2]
+    for result in results[:2]:
+        assert result.verdict is Verdict.AC or result.tests[0].limit == "host_memory", result
