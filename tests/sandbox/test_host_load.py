@@ -48,10 +48,12 @@ NODE = "let s = 0;\nfor (let i = 0; i < 2e8; i++) s += i % 7;\nconsole.log(s > 0
 
 @contextmanager
 def saturated_host(per_core: int = BUSY_PER_CORE) -> Iterator[None]:
-    """CPU-busy containers, as other sandboxes' programs would be: CFS shares the CPU between
-    cgroups first, so busy processes outside Docker's would barely slow the sandboxes."""
+    """CPU-busy containers, as other sandboxes' programs would be (under the sandboxes' parent
+    cgroup): CFS shares the CPU between cgroups first, so busy processes outside it would barely
+    slow the sandboxes."""
     name = f"judge-test-busy-{uuid.uuid4().hex[:8]}"
-    image = SandboxConfig().image_prefix + "python"
+    config = SandboxConfig()
+    image = config.image_prefix + "python"
     count = per_core * (os.cpu_count() or 1)
     for index in range(count):
         subprocess.run(
@@ -62,6 +64,8 @@ def saturated_host(per_core: int = BUSY_PER_CORE) -> Iterator[None]:
                 "--rm",
                 "--network",
                 "none",
+                "--cgroup-parent",
+                f"/{config.sandbox_cgroup_parent}",
                 "--name",
                 f"{name}-{index}",
                 image,
