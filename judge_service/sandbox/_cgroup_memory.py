@@ -104,9 +104,19 @@ def prepare(
         directory.mkdir(exist_ok=True)
         if not (directory / limits[0][0]).exists():  # a directory, not a memory cgroup
             raise OSError(errno.ENOTSUP, f"{directory} is not a memory cgroup")
+        _hierarchical(directory)
         _write_limits(directory, limits)
     except OSError as error:
         why = error.strerror or str(error)
+        in_force = _cap_in_force_mb(directory / limits[0][0])
+        if in_force is not None:  # lowered below what the sandboxes hold now (EBUSY)
+            return SandboxesCgroup(
+                f"/{name}",
+                in_force,
+                f"cannot set the sandboxes' common cap to {total_mb} MB ({why}): "
+                f"{in_force} MB stays in force",
+                str(directory),
+            )
         return SandboxesCgroup(
             f"/{name}",
             None,
@@ -116,6 +126,25 @@ def prepare(
     # Absolute: runc places a relative parent under dockerd's own cgroup in each hierarchy
     # (a dockerd in a memory cgroup of its own would put the sandboxes beside the cap).
     return SandboxesCgroup(f"/{name}", total_mb, memory_dir=str(directory))
+
+
+def _hierarchical(directory: Path) -> None:
+    """A v1 parent caps its children only in hierarchical mode (always, since Linux 5.11)."""
+    flag = directory / "memory.use_hierarchy"
+    if flag.exists() and flag.read_text().strip() == "0":
+        flag.write_text("1")  # refused once it has children: then the cap would not hold
+        if flag.read_text().strip() == "0":
+            raise OSError(errno.ENOTSUP, f"{directory} is not hierarchical (memory.use_hierarchy)")
+
+
+def _cap_in_force_mb(limit_file: Path) -> int | None:
+    try:
+        text = limit_file.read_text().strip()
+    except OSError:
+        return None
+    if not text.isdigit() or int(text) >= 1 << 60:  # "max", or v1's "no limit"
+        return None
+    return int(text) >> 20
 
 
 def _enable_memory_controller(root: Path) -> None:

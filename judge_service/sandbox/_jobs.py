@@ -273,8 +273,8 @@ def compiled_program(reply: wire.ResultFrame, blob: bytes) -> CompiledProgram | 
             Artifact(entry["name"], entry["mode"], blob[offset : offset + entry["size"]])
         )
         offset += entry["size"]
-    if compiled.get("limit") == "wall":
-        return None  # stopped by the wall clock: the host's load, not the source, decided
+    if compiled.get("limit") in ("wall", "host_memory"):
+        return None  # stopped by the wall clock or the OOM killer: the host may have decided
     return CompiledProgram(compiled["ok"], compiled["output"], compiled["cpu_ms"], tuple(artifacts))
 
 

@@ -9,10 +9,10 @@ again with twice the wall time, up to ``wall_retries`` times. A sleeper waits on
 not judged again. Whatever a wall clock still decides after that is marked (``limit: "wall"``)
 and never cached (see ``JobResult.load_dependent``).
 
-A test the kernel stopped within its own memory limit because every sandbox together was out of
-memory (SE, ``limit: "host_memory"``) is judged again the same way, after the pool has closed
-idle sandboxes to make room; if the host is still out of memory it stays SE, the judge's
-failure, never the program's.
+A test (or compile) the kernel's OOM killer stopped within its memory limit (``limit:
+"host_memory"``: at its sandbox's cap, or because every sandbox together was out of memory) is
+judged again the same way, with its own wall time, after the pool has made room if the
+sandboxes together are near their cap; what it gets then stands, still marked and never cached.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Rejudge:
 
 def plan(job: Job, result: JobResult, wall_ms: int) -> Rejudge | None:
     """What of ``result`` to judge again (with ``wall_ms`` of wall time), if anything."""
-    if result.compile is not None and result.compile.limit == "wall":
+    if result.compile is not None and result.compile.limit in ("wall", "host_memory"):
         return Rejudge(job, tuple(range(len(job.tests))), whole=True)
     starved = [
         index
@@ -54,6 +54,8 @@ def plan(job: Job, result: JobResult, wall_ms: int) -> Rejudge | None:
         if job.stop_on_first_failure
         else tuple(sorted(starved + unrun))
     )
+    if not any(_starved(job, result.tests[index]) for index in starved):
+        wall_ms = job.limits.wall_ms  # only the OOM killer's: no more wall time than before
     limits = job.limits.model_copy(update={"wall_time_limit_ms": wall_ms})
     tests = [job.tests[index] for index in indices]
     return Rejudge(job.model_copy(update={"tests": tests, "limits": limits}), indices)

@@ -178,9 +178,9 @@ class TestResult(BaseModel):
     limit: Literal["cpu", "wall", "budget", "host_memory"] | None = Field(
         None,
         description="Which time limit stopped the test (TLE only): its CPU or wall limit, or the "
-        "job's wall-clock budget, spent before the test ran; host_memory (SE only): the kernel "
-        "stopped the program within its own memory limit because every sandbox together was "
-        "out of memory.",
+        "job's wall-clock budget, spent before the test ran; host_memory (MLE or RE): the "
+        "kernel's OOM killer stopped the program within its memory limit, at its sandbox's cap "
+        "or the cap on every sandbox together, after it was judged again.",
     )
     cpu_wait_ms: float | None = Field(
         None,
@@ -194,8 +194,10 @@ class CompileResult(BaseModel):
     output: str = ""
     time_ms: float = 0.0
     cached: bool = False
-    limit: Literal["cpu", "wall"] | None = Field(
-        None, description="Which time limit stopped the compiler, if one did."
+    limit: Literal["cpu", "wall", "host_memory"] | None = Field(
+        None,
+        description="Which time limit stopped the compiler, if one did; host_memory: the "
+        "kernel's OOM killer did.",
     )
 
 
@@ -223,8 +225,8 @@ class JobResult(BaseModel):
     def load_dependent(self) -> bool:
         """A wall-clock limit or the host's memory decided part of it: the verdict may depend
         on how busy the host was, so it is never cached."""
-        compile_wall = self.compile is not None and self.compile.limit == "wall"
-        return compile_wall or any(
+        compile_load = self.compile is not None and self.compile.limit in ("wall", "host_memory")
+        return compile_load or any(
             test.limit is not None and test.limit != "cpu" for test in self.tests
         )
 

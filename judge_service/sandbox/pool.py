@@ -34,9 +34,13 @@ from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
 from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB, validate_job
 
 _log = logging.getLogger(__name__)
-# After a program was stopped for want of the sandboxes' common memory, idle sandboxes are closed
-# until the sandboxes together hold less than this share of their cap.
+# After the OOM killer stopped a program, idle sandboxes are closed if the sandboxes together
+# hold more than PRESSED_SHARE of their common cap (else it was the sandbox's own cap), until they
+# hold less than RELIEVED_SHARE, and no more than RELIEVED_AT_MOST at a time: a program that
+# meets its own cap must not empty every pool.
+PRESSED_SHARE = 0.9
 RELIEVED_SHARE = 0.75
+RELIEVED_AT_MOST = 8
 
 
 @dataclass
@@ -47,7 +51,7 @@ class PoolStats:
     tests: int = 0
     sandboxes_started: int = 0
     sandboxes_destroyed: int = 0
-    # Tests the kernel stopped within their own limits, for want of the sandboxes' common memory.
+    # Tests and compiles the kernel's OOM killer stopped within their memory limits.
     host_memory_stops: int = 0
     job_verdicts: dict[str, int] = field(default_factory=dict)
     test_verdicts: dict[str, int] = field(default_factory=dict)
@@ -83,6 +87,7 @@ class SandboxPool:
         self.cpu_slots = machine_slots(self.settings.cpu_slots, self.settings.cpu_slots_dir)
         # Set up with the Docker client, before the first sandbox starts.
         self.sandboxes_cgroup: _cgroup_memory.SandboxesCgroup | None = None
+        self._docker_lock = threading.Lock()
         self._pools: dict[str, _LanguagePool] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -132,7 +137,7 @@ class SandboxPool:
                 and time.monotonic() + _jobs.longest_run_s(rejudge.job) > answer_by
             ):
                 break  # an answer marked load-dependent in time beats a better one too late
-            if any(test.limit == "host_memory" for test in result.tests):
+            if _oom_killed(result):
                 self._relieve_host_memory()
             again = self._judge_counting_host_memory(rejudge.job, answer_by)
             result = _rejudge.merge(result, rejudge, again)
@@ -140,7 +145,7 @@ class SandboxPool:
 
     def _judge_counting_host_memory(self, job: Job, answer_by: float | None) -> JobResult:
         result = self._judge_once(job, answer_by)
-        self.stats.host_memory_stops += sum(test.limit == "host_memory" for test in result.tests)
+        self.stats.host_memory_stops += _oom_killed(result)
         return result
 
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
@@ -399,16 +404,19 @@ class SandboxPool:
         return True
 
     def _relieve_host_memory(self) -> None:
-        """Close idle sandboxes, the longest idle first, until the sandboxes together are well
-        under their common cap (a program was stopped for want of it)."""
+        """Close idle sandboxes, the longest idle first, while the sandboxes together are near
+        their common cap (a program was stopped, perhaps for want of it)."""
         cgroup = self.sandboxes_cgroup
         if cgroup is None or cgroup.cap_mb is None:
             return
-        while True:
+        used_mb = cgroup.usage_mb()
+        if used_mb is None or used_mb < PRESSED_SHARE * cgroup.cap_mb:
+            return
+        for _ in range(RELIEVED_AT_MOST):
+            if not self._evict_idle():
+                return
             used_mb = cgroup.usage_mb()
             if used_mb is None or used_mb < RELIEVED_SHARE * cgroup.cap_mb:
-                return
-            if not self._evict_idle():
                 return
 
     def _idle_mb(self) -> int:
@@ -489,16 +497,19 @@ class SandboxPool:
         self._discard(sandbox, idle_share=False)
 
     def _docker(self) -> docker.DockerClient:
-        if self._client is None:
-            try:
-                self._client = docker.from_env(timeout=120)
-                self._client.ping()
-            except docker.errors.DockerException as error:
-                self._client = None
-                raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
-            remove_stale_sandboxes(self._client)
-            self.sandboxes_cgroup = self._sandboxes_cgroup(self._client)
-        return self._client
+        with self._docker_lock:  # no sandbox starts before the common cap is set
+            client = self._client
+            if client is None or self.sandboxes_cgroup is None:
+                try:
+                    if client is None:
+                        client = docker.from_env(timeout=120)
+                        client.ping()
+                    remove_stale_sandboxes(client)
+                except docker.errors.DockerException as error:
+                    raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
+                self.sandboxes_cgroup = self._sandboxes_cgroup(client)
+                self._client = client
+            return client
 
     def _sandboxes_cgroup(self, client: docker.DockerClient) -> _cgroup_memory.SandboxesCgroup:
         settings = self.settings
@@ -558,3 +569,9 @@ def _job_memory_mb(job: Job, compiling: bool) -> int:
     largest = max(limits.memory_limit_mb, limits.compile_memory_limit_mb if compiling else 0)
     spec = LANGUAGES.get(job.language)
     return largest + (spec.rss_allowance_mb if spec is not None else 0)
+
+
+def _oom_killed(result: JobResult) -> int:
+    """Tests and compiles of ``result`` the kernel's OOM killer stopped within their limits."""
+    compiled = result.compile is not None and result.compile.limit == "host_memory"
+    return compiled + sum(test.limit == "host_memory" for test in result.tests)

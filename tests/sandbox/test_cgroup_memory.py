@@ -1,10 +1,10 @@
 """Every sandbox's memory together: one parent cgroup, capped by the kernel, sized from the host.
 
-A policy that cannot pass a problem can still try to turn its zero into no reward (a system
-error) or take the host down: many programs each within its own limit, together past what the
-host has. The kernel holds the sandboxes to their common cap; a program it stops there within
-its own limit is the judge's failure (SE, ``limit: "host_memory"``), judged again once idle
-sandboxes are closed, never MLE, RE or WA.
+Many programs, each within its own limit, together past what the host has: the kernel holds the
+sandboxes to their common cap. A program its OOM killer stops within its limit (at its own
+sandbox's cap, or at the common one: the kernel does not say which) keeps its own verdict, marked
+``limit: "host_memory"``, is judged again with room made, and is never cached. Never SE: a
+policy would aim for that to turn its zero into no reward.
 """
 
 from __future__ import annotations
@@ -124,42 +124,45 @@ def _decide(watch: ProcessWatch, memory_kb: int = 65536) -> wire.Outcome:
     )
 
 
-def _killed(peak_kb: int, host_memory_kill: bool, killed_for: str = "") -> ProcessWatch:
+def _killed(peak_kb: int, oom_killed: bool, killed_for: str = "") -> ProcessWatch:
     watch = ProcessWatch()
     watch.status = 9  # killed by SIGKILL
     watch.peak_kb = peak_kb
-    watch.host_memory_kill = host_memory_kill
+    watch.oom_killed = oom_killed
     watch.killed_for = killed_for
     return watch
 
 
-def test_a_program_the_host_stopped_within_its_limit_is_the_judges_failure() -> None:
-    # At 60 of its 64 MB: without the host's kill it would have been MLE ("killed by the memory
-    # cap") or RE (signal 9); a wrong answer printed first would have been WA.
-    for peak_kb in (1000, 40000, 60000):
-        outcome = _decide(_killed(peak_kb, host_memory_kill=True))
-        assert outcome["verdict"] == "SE" and outcome.get("limit") == "host_memory", outcome
+def test_a_program_the_oom_killer_stopped_keeps_its_own_verdict_marked() -> None:
+    # The kernel does not say whose cap it acted for: never SE (no reward), which a program
+    # could aim for by meeting its own sandbox's cap; its own verdict, marked to be judged again.
+    for peak_kb, verdict in ((1000, "RE"), (40000, "MLE"), (60000, "MLE")):
+        outcome = _decide(_killed(peak_kb, oom_killed=True))
+        assert outcome["verdict"] == verdict and outcome.get("limit") == "host_memory", outcome
 
 
-def test_a_program_past_its_own_limit_stays_mle_when_the_host_also_ran_out() -> None:
-    # Turning one's own MLE into a system error would turn a zero into no reward.
-    assert _decide(_killed(70000, host_memory_kill=True))["verdict"] == "MLE"
+def test_a_program_past_its_own_limit_is_mle_whoever_else_ran_out() -> None:
+    assert _decide(_killed(70000, oom_killed=True))["verdict"] == "MLE"
     assert _decide(_killed(30000, True, killed_for="memory"))["verdict"] == "MLE"
-    # Killed at the sandbox's own cap (the agent saw it reached): the program's, as before.
-    assert _decide(_killed(40000, host_memory_kill=False))["verdict"] == "MLE"
-    assert _decide(_killed(1000, host_memory_kill=False))["verdict"] == "RE"
+    # Killed with no OOM kill counted (the sandbox's cap, before the counters): as before.
+    assert _decide(_killed(40000, oom_killed=False)) == {
+        "verdict": "MLE",
+        "message": "killed by the memory cap",
+    }
+    assert _decide(_killed(1000, oom_killed=False))["verdict"] == "RE"
 
 
 def test_a_test_the_host_stopped_is_judged_again_and_never_cached() -> None:
     stopped = TestResult(
-        verdict=Verdict.SE, time_ms=5, wall_ms=50, memory_kb=1000, limit="host_memory"
+        verdict=Verdict.RE, time_ms=5, wall_ms=50, memory_kb=1000, limit="host_memory"
     )
     fine = TestResult(verdict=Verdict.AC, time_ms=5, wall_ms=50, memory_kb=1000)
     job = Job(language="python", code="print(1)\n", tests=[{"input": "", "output": "1"}] * 2)
-    result = JobResult(verdict=Verdict.SE, passed=1, total=2, tests=[fine, stopped])
+    result = JobResult(verdict=Verdict.RE, passed=1, total=2, tests=[fine, stopped])
     assert result.load_dependent
     plan = _rejudge.plan(job, result, wall_ms=6000)
     assert plan is not None and plan.indices == (1,)
+    assert plan.job.limits.wall_ms == job.limits.wall_ms  # no more wall time than before
     merged = _rejudge.merge(
         result, plan, JobResult(verdict=Verdict.AC, passed=1, total=1, tests=[fine])
     )
@@ -168,6 +171,7 @@ def test_a_test_the_host_stopped_is_judged_again_and_never_cached() -> None:
 
 # ---- the real thing: Docker, the kernel, three programs past the common cap ------------------
 LIMITS = {"memory_limit_mb": 400, "compile_memory_limit_mb": 512, "time_limit_ms": 4000}
+LIMITS_256 = {**LIMITS, "memory_limit_mb": 256}
 HOLD = """
 import sys, time
 held = b"x" * ({mb} << 20)
@@ -238,10 +242,9 @@ def test_programs_past_the_common_cap_are_judged_again_never_blamed(
     # three agents do not fit in 600 MB: the kernel stopped at least one, which was judged again.
     assert pool.stats.host_memory_stops >= 1
     for result in results:
-        verdict = result.tests[0].verdict
-        assert verdict is Verdict.AC or (
-            verdict is Verdict.SE and result.tests[0].limit == "host_memory"
-        ), result
+        test = result.tests[0]
+        assert test.verdict is Verdict.AC or test.limit == "host_memory", result
+        assert result.verdict is not Verdict.SE and test.verdict is not Verdict.WA, result
     assert sum(result.verdict is Verdict.AC for result in results) >= 2, results
     # Every agent survived: the sandboxes judge the next job.
     smaller = Job(
@@ -277,3 +280,44 @@ def test_a_program_past_its_own_limit_under_the_common_cap_is_still_mle(
     assert results[2].verdict is Verdict.MLE, results[2]
     for result in results[:2]:
         assert result.verdict is Verdict.AC or result.tests[0].limit == "host_memory", result
+        assert result.verdict is not Verdict.SE, result
+
+
+SWARM = r"""
+import os, signal, time
+print(41, flush=True)  # wrong: the answer is 1
+ready_r, ready_w = os.pipe()
+for _ in range(18):  # more processes than the agent sums exactly
+    if os.fork() == 0:
+        os.read(ready_r, 1)
+        held = b"x" * (70 << 20)
+        time.sleep(30)
+        os._exit(0)
+os.write(ready_w, b"g" * 18)
+while True:
+    pid, status = os.wait()
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        os.kill(os.getpid(), signal.SIGKILL)  # after the OOM killer took a child
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("variant", ["swarm", "swarm dying at once", "lone child"])
+def test_a_wrong_program_that_meets_its_own_cap_cannot_make_itself_a_system_error(
+    capped_pool: tuple[SandboxPool, Path], variant: str
+) -> None:
+    """The review's attack: children past the sandbox's 1 GB cap, the OOM killer takes one, and
+    the program kills itself, as if the host had stopped it: SE would be no reward for a wrong
+    answer (the code before made it SE on every judging)."""
+    pool, _ = capped_pool
+    code = SWARM
+    if variant == "swarm dying at once":
+        code = code.replace("time.sleep(30)", "time.sleep(0)")
+    elif variant == "lone child":
+        code = code.replace("range(18)", "range(1)").replace("70 << 20", "1000 << 20")
+        code = code.replace('b"g" * 18', 'b"g"')
+    job = Job(language="python", code=code, tests=[{"input": "", "output": "1"}], limits=LIMITS_256)
+    for _ in range(2):
+        result = pool.judge(job)
+        assert result.verdict in (Verdict.WA, Verdict.MLE, Verdict.RE), result
+        assert result.verdict is not Verdict.SE and result.system_error is None, result

@@ -284,7 +284,13 @@ class Agent:
             "cpu_ms": round(watch.cpu_ms, 3),
             "wall_ms": round(watch.wall_ms, 3),
             "exit_code": procfs.exit_code(watch.status),
-            "limit": watch.killed_for if watch.killed_for in ("cpu", "wall") else None,
+            "limit": (
+                watch.killed_for
+                if watch.killed_for in ("cpu", "wall")
+                else "host_memory"
+                if failed and watch.oom_killed and not watch.killed_for
+                else None
+            ),
         }
         return not failed
 

@@ -212,27 +212,24 @@ def cgroup_memory_max_kb() -> int | None:
     return None
 
 
-# The sandbox cgroup's memory events: v2's memory.events, v1's failcnt and oom_control.
-CGROUP_MEMORY_EVENTS = "/sys/fs/cgroup/memory.events"
-CGROUP_V1_FAILCNT = "/sys/fs/cgroup/memory/memory.failcnt"
-CGROUP_V1_OOM = "/sys/fs/cgroup/memory/memory.oom_control"
+# The sandbox cgroup's OOM kills: v2's memory.events, v1's memory.oom_control.
+CGROUP_OOM_KILLS = (
+    ("/sys/fs/cgroup/memory.events", b"oom_kill "),
+    ("/sys/fs/cgroup/memory/memory.oom_control", b"oom_kill "),
+)
 
 
-def cgroup_memory_events() -> tuple[int, int] | None:
-    """How often the sandbox's own memory cap was reached and how many of its processes the
-    OOM killer took (ever; compared before and after a test), or ``None`` where unreadable.
-    A kill with the sandbox's own cap never reached came from a cgroup above it: the cap of
-    every sandbox together (see ``_cgroup_memory``), not this program's use."""
-    try:
-        events = read_file(CGROUP_MEMORY_EVENTS)
-        return field_kb(events, b"max "), field_kb(events, b"oom_kill ")
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        failcnt = int(read_file(CGROUP_V1_FAILCNT))
-        return failcnt, field_kb(read_file(CGROUP_V1_OOM), b"oom_kill ")
-    except (OSError, ValueError, IndexError):
-        return None
+def cgroup_oom_kills() -> int | None:
+    """How many of the sandbox's processes the kernel's OOM killer has taken (ever; compared
+    before and after a test), or ``None`` where unreadable. Which cap it acted for (the
+    sandbox's own, or the one on every sandbox together, see ``_cgroup_memory``) the kernel
+    does not say: with memory and swap capped alike, v1 counts neither as a failure."""
+    for path, name in CGROUP_OOM_KILLS:
+        try:
+            return field_kb(read_file(path), name)
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
 
 
 def process_clock(pid: int) -> int:

@@ -69,13 +69,16 @@ def decide(
     overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV
     if overflowed or any(m.encode() in err for m in job.get("mle_markers", [])):
         return {"verdict": "MLE", "message": "memory limit exceeded"}
-    if signal_number == signal.SIGKILL and watch.host_memory_kill:
-        # Within its own limit, killed because every sandbox together was out of memory: the
-        # judge's failure, judged again when the pressure has passed (``_rejudge``).
+    if signal_number == signal.SIGKILL and watch.oom_killed:
+        # Within its own limit as the agent counts it, taken by the kernel's OOM killer: at its
+        # sandbox's cap, or because every sandbox together was out of memory (another job's
+        # doing). Its own verdict, marked so that it is judged again with room made and never
+        # cached; never SE, which a program could aim for to turn its zero into no reward.
+        verdict = "MLE" if watch.peak_kb * 2 > memory_limit_kb else "RE"
         return {
-            "verdict": "SE",
-            "message": "the sandboxes together ran out of memory (the host's cap on all of "
-            "them), and the kernel stopped this program within its own limit",
+            "verdict": verdict,
+            "message": "stopped by the kernel's OOM killer within its memory limit (the "
+            "sandbox's cap, or the cap on every sandbox together)",
             "limit": "host_memory",
         }
     if signal_number == signal.SIGKILL and watch.peak_kb * 2 > memory_limit_kb:

@@ -38,9 +38,10 @@ class ProcessWatch:
         self.lost = ""
         # No process of the job was left when it ended (none can have started since).
         self.none_left = False
-        # The OOM killer took one of the job's processes while the sandbox's own cap was never
-        # reached: the sandboxes together were out of memory, which is the host's doing.
-        self.host_memory_kill = False
+        # The kernel's OOM killer took one of the job's processes: at the sandbox's own cap, or
+        # at the cap on every sandbox together (the host's doing), which the kernel does not
+        # tell apart.
+        self.oom_killed = False
 
 
 def watch(
@@ -71,7 +72,7 @@ def watch(
     poll_interval = 0.002
     next_poll = started + poll_interval
     memory_limit_kb = limits["memory_kb"]
-    events_before = procfs.cgroup_memory_events()
+    oom_kills_before = procfs.cgroup_oom_kills()
     while True:
         now = time.monotonic()
         timeout = max(0.0, min(wall_deadline, cpu_check_at, next_poll) - now)
@@ -130,10 +131,9 @@ def watch(
     cpu_s = procfs.usage(others)[1]
     watch.orphan_cpu_ms = cpu_s * 1000.0
     watch.job_cpu_ms = (clock.used_s() or 0.0) * 1000.0
-    events_after = procfs.cgroup_memory_events()
-    if events_before is not None and events_after is not None:
-        own_cap_reached = events_after[0] > events_before[0]
-        watch.host_memory_kill = events_after[1] > events_before[1] and not own_cap_reached
+    oom_kills_after = procfs.cgroup_oom_kills()
+    if oom_kills_before is not None and oom_kills_after is not None:
+        watch.oom_killed = oom_kills_after > oom_kills_before
     return watch
 
 
