@@ -46,6 +46,7 @@ class MemoryBeyondRss:
         self.baseline_kb = self._charged_kb()
         self.baseline_usage_kb = cgroup_usage_kb()
         self.baseline_kernel_kb = kernel_kb()
+        self.baseline_anon_kb = anon_kb()
 
     def beyond_rss_kb(self, pids: list[int], rss_kb: int = 0, limit_kb: int | None = None) -> int:
         """What the RSS misses. With ``limit_kb``, 0 when the cgroup's whole growth since the
@@ -58,6 +59,15 @@ class MemoryBeyondRss:
                 if rss_kb + max(usage_kb - self.baseline_usage_kb, 0) <= limit_kb:
                     return 0
         return self._unmapped_kb(pids) + self._kernel_grown_kb()
+
+    def anon_grown_kb(self) -> int:
+        """The sandbox's anonymous memory grown since the run started, each page once however
+        many processes map it (what a swarm of forks holds: the agent reads RSS then only for
+        the largest process)."""
+        now = anon_kb()
+        if now is None or self.baseline_anon_kb is None:
+            return 0
+        return max(0, now - self.baseline_anon_kb)
 
     def _unmapped_kb(self, pids: list[int]) -> int:
         grown = self._charged_kb() - self.baseline_kb
@@ -101,6 +111,16 @@ def kernel_kb() -> int | None:
     if not kernel:
         kernel = sum(procfs.field_kb(stats, part) for part in _V2_KERNEL_PARTS)
     return (kernel + procfs.field_kb(stats, b"sock ")) // 1024
+
+
+def anon_kb() -> int | None:
+    """Anonymous memory the sandbox's cgroup is charged for (v1's rss, v2's anon), or None."""
+    for path, name in zip(CGROUP_MEMORY_STATS, (b"rss ", b"anon "), strict=True):
+        try:
+            return procfs.field_kb(procfs.read_file(path), name) // 1024  # in bytes here
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
 
 
 def shared_kb() -> int:

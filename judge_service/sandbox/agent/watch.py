@@ -101,6 +101,8 @@ def watch(
         if now >= next_poll:
             pids = [other for other in job_pids() if not (runner and other == pid)]
             rss = procfs.memory_kb(pids, memory_limit_kb)
+            if len(pids) > procfs.PSS_MAX_PROCESSES:  # a swarm: counted from the cgroup
+                rss = max(rss, beyond_rss.anon_grown_kb())
             rss += beyond_rss.beyond_rss_kb(pids, rss, memory_limit_kb)
             watch.peak_kb = max(watch.peak_kb, rss)
             if rss > memory_limit_kb:
