@@ -9,6 +9,8 @@ policy would aim for that to turn its zero into no reward.
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import uuid
 from collections.abc import Iterator
@@ -321,3 +323,43 @@ def test_a_wrong_program_that_meets_its_own_cap_cannot_make_itself_a_system_erro
         result = pool.judge(job)
         assert result.verdict in (Verdict.WA, Verdict.MLE, Verdict.RE), result
         assert result.verdict is not Verdict.SE and result.system_error is None, result
+
+
+def _sandbox_processes(pool: SandboxPool, memory_dir: Path) -> list[tuple[int, str, int]]:
+    """(pid, command name, oom_score_adj) of the one idle sandbox's processes."""
+    (sandbox,) = [sandbox for language in pool._pools.values() for sandbox in language.idle]
+    found = []
+    for pid in (memory_dir / sandbox.id / "cgroup.procs").read_text().split():
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        adj = int(Path(f"/proc/{pid}/oom_score_adj").read_text())
+        found.append((int(pid), comm, adj))
+    return found
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_an_idle_sandbox_whose_helpers_the_oom_killer_took_judges_the_next_job(
+    capped_pool: tuple[SandboxPool, Path], language: str
+) -> None:
+    """At the cap on every sandbox, with no program left to take, the OOM killer takes the
+    helpers of idle sandboxes (born at the programs' score): the next job there, anyone's, was SE
+    ("the python zygote did not answer a spawn request"; found by the review)."""
+    pool, memory_dir = capped_pool
+    code = (
+        "print(1)\n" if language == "python" else '#include <stdio.h>\nint main(void){puts("1");}\n'
+    )
+    job = Job(language=language, code=code, tests=[{"input": "", "output": "1"}], limits=LIMITS)
+    assert pool.judge(job).verdict is Verdict.AC
+    # Only one of this language: the next job goes to the same sandbox.
+    others = [pool._pools[other] for other in pool._pools if other != language]
+    assert all(not other.idle for other in others)
+    helpers = [
+        (pid, comm) for pid, comm, adj in _sandbox_processes(pool, memory_dir) if adj == 1000
+    ]
+    assert helpers, _sandbox_processes(pool, memory_dir)
+    for pid, _ in helpers:
+        os.kill(pid, signal.SIGKILL)
+    for _ in range(2):
+        result = pool.judge(job)
+        assert result.verdict is Verdict.AC, (helpers, result)
+    assert pool.stats.sandboxes_destroyed == 0

@@ -255,6 +255,17 @@ class JudgeProcesses:
             self.spawner, request, fds, limits, cap_fds or [], close_after_spawn or [], runner
         )
 
+    def _spawn(self, helper: Helper, request: bytes, fds: list[int]) -> int:
+        try:
+            return helper.spawn(request, fds)
+        except HelperError:
+            if self.job_pids():
+                raise
+            # No program ran: the helper died on its own while the sandbox was idle (the OOM
+            # killer takes helpers, born at the programs' score, when no program is left to take
+            # at the cap on every sandbox). A failed spawn stopped it: this starts a fresh one.
+            return helper.spawn(request, fds)
+
     def run_via(
         self,
         helper: Helper,
@@ -274,7 +285,7 @@ class JudgeProcesses:
         clock = procfs.JobCpuClock(judge_pids)
         started = time.monotonic()
         try:
-            pid = helper.spawn(request, fds)
+            pid = self._spawn(helper, request, fds)
         except HelperError:
             for fd in close_after_spawn or []:
                 os.close(fd)
