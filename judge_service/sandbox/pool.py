@@ -187,6 +187,11 @@ class SandboxPool:
         with ThreadPoolExecutor(max_workers=min(width, len(jobs))) as executor:
             return list(executor.map(self._judge_or_system_error, jobs))
 
+    def connect(self) -> None:
+        """Reach Docker now rather than at the first job: the sandboxes of this host's dead
+        judges removed, the common memory cap set (SandboxUnavailable if Docker is down)."""
+        self._docker()
+
     def warm(self, languages: Iterable[str], count: int | None = None) -> None:
         """Start sandboxes ahead of traffic (``count`` per language, default its capacity, at
         most what the memory budget holds), each with its idle share of the budget."""

@@ -7,18 +7,21 @@ concurrent chunks.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_shutdown
+from celery.signals import worker_ready, worker_shutdown
 
 from judge_service.complexity import ComplexityJudge, make_complexity_judge
+from judge_service.sandbox.errors import SandboxError
 from judge_service.sandbox.pool import SandboxPool
 from judge_service.settings import Settings, get_settings
 from judge_service.worker.celery_app import TASK_NAME, make_celery
 from judge_service.worker.tasks import judge_chunk
 
+_log = logging.getLogger(__name__)
 _worker_lock = threading.Lock()
 _worker_pool: SandboxPool | None = None
 _worker_complexity_judge: ComplexityJudge | None = None
@@ -33,6 +36,16 @@ def make_worker_app(settings: Settings) -> Celery:
         return judge_chunk(_pool(), _complexity_judge(), payloads)
 
     return app
+
+
+@worker_ready.connect  # type: ignore[untyped-decorator]
+def _connect_pool(**_: Any) -> None:
+    """A worker that starts on a host whose last worker was lost removes that worker's
+    sandboxes now, not at its first task (which may never come to this host)."""
+    try:
+        _pool().connect()
+    except SandboxError as error:  # its tasks will say so; the worker still serves
+        _log.warning("sandboxes unavailable at start: %s", error)
 
 
 @worker_shutdown.connect  # type: ignore[untyped-decorator]
