@@ -6,9 +6,11 @@ all of them to, kernel memory included: at any pool size, and whatever the progr
 the agent's polls, the sandboxes together never take the host's memory. One sandbox's own cap
 (``sandbox_memory_mb``) and the agent's accounting still stop each program at its limit; the
 parent's cap is reached only when many programs near their limits at once. Then the kernel's
-OOM killer takes a program (every program runs at ``oom_score_adj`` 1000, the agents below),
-its agent reports it within its own limit (SE, ``limit: "host_memory"``), and the pool closes
-idle sandboxes and judges it again (``_rejudge``).
+OOM killer takes a program (every program runs at ``oom_score_adj`` 1000, the agents below);
+its agent gives it its own verdict marked ``limit: "host_memory"`` (the kernel does not say
+which cap it acted for, and SE would be no reward, which a program could aim for), and the pool
+closes idle sandboxes if the sandboxes together are near the cap and judges it again
+(``_rejudge``), never caching the result.
 
 Docker creates the parent under each controller; the cap is written here, as root, before the
 first sandbox starts: for Docker's cgroupfs driver on cgroup v1 (``memory.limit_in_bytes``)

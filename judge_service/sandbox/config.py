@@ -55,9 +55,9 @@ class SandboxConfig(BaseSettings):
         ge=256,
         description="Memory every sandbox on the host may take together, kernel memory "
         "included, held by the kernel on their parent cgroup (default: 80% of the host's "
-        "memory). Reached only when many programs near their limits at once: the kernel then "
-        "stops a program, which is judged again once idle sandboxes are closed (SE if the host "
-        "is still out of memory, never the program's verdict).",
+        "memory). Reached only when many programs near their limits at once: the kernel's OOM "
+        "killer then stops a program, whose test is judged again once idle sandboxes are closed "
+        "and never cached (limit host_memory).",
     )
     sandbox_cgroup_parent: str = Field(
         "judge_sandboxes",
