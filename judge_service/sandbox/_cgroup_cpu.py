@@ -51,12 +51,20 @@ def container_cpu(
 ) -> CpuReader | None:
     """A reader of the container's CPU seconds from the host's cgroup files; None where this
     process cannot see them (a judge in a container of its own that has not mounted them)."""
+    found = _cpu_file(container_id, cgroup_root, cgroup_parent)
+    if found is None:
+        return None
+    path, unit = found
+    return lambda: _read_cpu(path, unit)
+
+
+def _cpu_file(container_id: str, cgroup_root: str, cgroup_parent: str) -> tuple[str, float] | None:
     parent = cgroup_parent.strip("/")
     names = {"id": container_id, "parent": parent or "docker", "slice": parent or "system.slice"}
     for pattern, unit in _CONTAINER_CPU:
         path = os.path.join(cgroup_root, pattern.format(**names))
         if container_id and os.path.exists(path):
-            return lambda: _read_cpu(path, unit)
+            return path, unit
     return None
 
 
@@ -67,4 +75,18 @@ def _read_cpu(path: str, unit: float) -> float | None:
             return int(text.split()[1]) * unit
         return int(text) * unit
     except (OSError, ValueError, IndexError):  # the container is gone, or a torn read
+        return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def host_idle_s() -> float | None:
+    """CPU seconds the host's CPUs have spent idle (or waiting for I/O), all of them together,
+    since boot; None where /proc/stat cannot be read."""
+    try:
+        with open("/proc/stat", "rb") as stat:
+            fields = stat.readline().split()
+        return (int(fields[4]) + int(fields[5])) / _CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
         return None

@@ -31,15 +31,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from judge_service.sandbox._cgroup_cpu import CpuReader, usable_cpus
+from judge_service.sandbox._cgroup_cpu import CpuReader, host_idle_s, usable_cpus
 from judge_service.sandbox.errors import SandboxUnavailable
 
 # How long a waiter at the head sleeps while every slot this process could take is held by
 # another process (a release there wakes nobody here), doubling up to the most.
 _POLL_FIRST_S = 0.001
 _POLL_MOST_S = 0.02
-# A job whose sandbox used under this share of a CPU over this many windows in a row sleeps:
-# its slot is lent to the next job while it does.
+# A job whose sandbox used under this share of a CPU over this many windows in a row, while the
+# host's CPUs were idle for at least as much, sleeps: its slot is lent to the next job while it
+# does. (On a host with no idle CPU, a job that used little may be starved, not asleep, and a
+# slot lent would run a program more on CPUs already short: two workers on two cores ran three.)
 _IDLE_WINDOW_S = 0.1
 _IDLE_WINDOWS = 2
 _IDLE_SHARE = 0.25
@@ -54,10 +56,12 @@ class _Holder:
     cpu_s: CpuReader | None
     sampled_at: float = field(default_factory=time.monotonic)
     sampled_cpu_s: float | None = None
+    sampled_idle_s: float | None = None  # the host's idle CPU time then
     idle_windows: int = 0  # windows in a row it used under a quarter of a CPU
 
     def __post_init__(self) -> None:
         self.sampled_cpu_s = _cpu_or_none(self.cpu_s)
+        self.sampled_idle_s = host_idle_s()
 
     @property
     def sleeping(self) -> bool:
@@ -69,14 +73,23 @@ class _Holder:
         elapsed = now - self.sampled_at
         if self.cpu_s is None or elapsed < _IDLE_WINDOW_S:
             return
-        cpu_s = _cpu_or_none(self.cpu_s)
-        if elapsed > 2 * _IDLE_WINDOW_S or cpu_s is None or self.sampled_cpu_s is None:
+        cpu_s, idle_s = _cpu_or_none(self.cpu_s), host_idle_s()
+        if (
+            elapsed > 2 * _IDLE_WINDOW_S
+            or cpu_s is None
+            or self.sampled_cpu_s is None
+            or idle_s is None
+            or self.sampled_idle_s is None
+        ):
             self.idle_windows = 0
-        elif cpu_s - self.sampled_cpu_s < _IDLE_SHARE * elapsed:
+        elif (
+            cpu_s - self.sampled_cpu_s < _IDLE_SHARE * elapsed
+            and idle_s - self.sampled_idle_s >= _IDLE_SHARE * elapsed
+        ):
             self.idle_windows += 1
         else:
             self.idle_windows = 0
-        self.sampled_at, self.sampled_cpu_s = now, cpu_s
+        self.sampled_at, self.sampled_cpu_s, self.sampled_idle_s = now, cpu_s, idle_s
 
 
 def _cpu_or_none(cpu_s: CpuReader | None) -> float | None:
@@ -89,7 +102,8 @@ def _cpu_or_none(cpu_s: CpuReader | None) -> float | None:
 class CpuSlots:
     """``count`` slots shared by every process that opens the same ``directory``.
 
-    A job that sleeps (its sandbox's CPU, ``cpu_s``, stands still) lends its slot: one more
+    A job that sleeps (its sandbox's CPU, ``cpu_s``, stands still while the host has idle CPU)
+    lends its slot: one more
     job may start while it sleeps, and the next slot freed goes to that job rather than to a
     newcomer. A sleeper holds a sandbox, never another caller's answer."""
 

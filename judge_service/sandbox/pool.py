@@ -286,12 +286,15 @@ class SandboxPool:
         healthy = False
         try:
             # The agent starts the job's clocks when the frame arrives: after the slot.
-            cpu_s = getattr(sandbox, "cpu_seconds", None)  # a test's fake sandbox has none
+            in_sandbox = threading.Event()
+            cpu_s = _while_in_sandbox(getattr(sandbox, "cpu_seconds", None), in_sandbox)
             with self.cpu_slots.hold(run_by=wait_until, cpu_s=cpu_s, longest_s=longest_s):
                 if answer_by is not None:
                     left_s = answer_by - time.monotonic()  # a client's huge timeout: a day
                     header["answer_within_ms"] = int(min(max(left_s, 0.0), 86400.0) * 1000)
-                reply, reply_blob = self._request(sandbox, job, header, blob, data, compiling)
+                reply, reply_blob = self._request(
+                    sandbox, job, header, blob, data, compiling, in_sandbox
+                )
             # Read defensively: a frame that breaks the protocol is a crashed agent, not a bug.
             if reply.get("op") == "error":
                 raise SandboxCrashed(f"sandbox agent failed: {reply.get('message')}")
@@ -312,21 +315,23 @@ class SandboxPool:
         blob: bytes,
         data: dict[str, Content],
         compiling: bool,
+        in_sandbox: threading.Event,
     ) -> tuple[wire.AgentFrame, bytes]:
         """Send the job with the test data the sandbox does not hold; once more with what its
-        agent says it lacks (a miss: nothing ran)."""
+        agent says it lacks (a miss: nothing ran). ``in_sandbox`` is set while the agent has
+        the job."""
         timeout = _jobs.deadline_seconds(job, compiling, self.settings)
         keys = testdata.job_keys(header["tests"])
         held = self._held_index(sandbox)
         send = held.missing(keys)
         sent, sent_blob = _jobs.with_test_data(header, blob, data, send)
-        reply, reply_blob = sandbox.request(sent, sent_blob, timeout=timeout)
+        reply, reply_blob = _in_sandbox(sandbox, sent, sent_blob, timeout, in_sandbox)
         if reply.get("op") == "missing":
             lacking = [key for key in cast(wire.MissingFrame, reply)["keys"] if key in data]
             held.forget(lacking)
             send = list(dict.fromkeys([*send, *lacking]))
             sent, sent_blob = _jobs.with_test_data(header, blob, data, send)
-            reply, reply_blob = sandbox.request(sent, sent_blob, timeout=timeout)
+            reply, reply_blob = _in_sandbox(sandbox, sent, sent_blob, timeout, in_sandbox)
         if reply.get("op") == "result":
             new = {key: (data[key].size, None) for key in send}
             held.admit(keys, new, header.get("test_cache_bytes", 0))
@@ -580,3 +585,29 @@ def _oom_killed(result: JobResult) -> int:
     """Tests and compiles of ``result`` the kernel's OOM killer stopped within their limits."""
     compiled = result.compile is not None and result.compile.limit == "host_memory"
     return compiled + sum(test.limit == "host_memory" for test in result.tests)
+
+
+def _while_in_sandbox(
+    cpu_s: Callable[[], float | None] | None, in_sandbox: threading.Event
+) -> Callable[[], float | None] | None:
+    """The sandbox's busy seconds while its agent has the job, None (nothing known: it does not
+    lend) before the frame has left this process and after the reply came: a job whose host
+    thread waits for a CPU before it sends the frame is not a sleeper, and lending its slot then
+    ran three programs on two slots."""
+    if cpu_s is None:
+        return None
+    return lambda: cpu_s() if in_sandbox.is_set() else None
+
+
+def _in_sandbox(
+    sandbox: Sandbox,
+    frame: wire.HostFrame,
+    blob: bytes,
+    timeout: float,
+    in_sandbox: threading.Event,
+) -> tuple[wire.AgentFrame, bytes]:
+    in_sandbox.set()
+    try:
+        return sandbox.request(frame, blob, timeout=timeout)
+    finally:
+        in_sandbox.clear()

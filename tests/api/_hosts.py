@@ -32,7 +32,7 @@ def can_make_hosts() -> str:
     """Why these tests cannot run here ('' when they can)."""
     if os.geteuid() != 0:
         return "network namespaces need root"
-    for tool in ("ip", "redis-server"):
+    for tool in ("ip", "nsenter", "redis-server"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed"
     return ""
@@ -88,6 +88,8 @@ class Hosts:
         gets the one it had)."""
         name = self.names[index]
         outside = f"jv{self.tag}{index}"
+        # A lost host's veth goes when the kernel frees its namespace, a moment after.
+        subprocess.run(["ip", "link", "del", outside], capture_output=True)
         _ip("netns", "add", name)
         _ip("link", "add", outside, "type", "veth", "peer", "name", "eth0", "netns", name)
         _ip("link", "set", outside, "master", self.bridge, "up")
@@ -97,13 +99,15 @@ class Hosts:
 
     def start_worker(self, index: int, env: dict[str, str], label: str = "") -> None:
         """``judge worker`` on the host (Docker through the machine's socket, as a worker on a
-        node drives the node's daemon)."""
+        node drives the node's daemon). Entered with nsenter, the network namespace only:
+        ``ip netns exec`` mounts a sysfs of its own, without the cgroup files a judge reads
+        and writes."""
         name = self.names[index]
         node = f"host{index}{label}"
         log = (self.log_dir / f"{node}.log").open("wb")
         self.workers[node] = subprocess.Popen(
-            ["ip", "netns", "exec", name, sys.executable, "-m", "judge_service", "worker"]
-            + ["-n", f"{node}@%h"],
+            ["nsenter", f"--net=/run/netns/{name}", sys.executable, "-m", "judge_service"]
+            + ["worker", "-n", f"{node}@%h"],
             env={**os.environ, **env, "JUDGE_BROKER_URL": self.broker_url},
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -130,6 +134,9 @@ class Hosts:
         deadline = time.monotonic() + 10
         while self.pids(index) and time.monotonic() < deadline:
             time.sleep(0.05)
+        for process in self.workers.values():  # reaped, as a host's init would
+            if process.pid in pids:
+                process.wait(timeout=10)
         _ip("netns", "del", self.names[index])
         return pids
 

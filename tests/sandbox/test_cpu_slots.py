@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from judge_service.sandbox import _cgroup_cpu, _jobs
+from judge_service.sandbox import _cgroup_cpu, _cpu_slots, _jobs
 from judge_service.sandbox._cgroup_cpu import usable_cpus
 from judge_service.sandbox._cpu_slots import CpuSlots, machine_slots
 from judge_service.sandbox.config import SandboxConfig
@@ -31,6 +31,13 @@ for hold in held:
 print("holding", flush=True)
 sys.stdin.read()
 """
+
+
+@pytest.fixture(autouse=True)
+def _an_idle_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's CPUs idle (two of them, whatever else runs while the suite does): a job whose
+    sandbox's CPU stands still sleeps, rather than waits for a CPU."""
+    monkeypatch.setattr(_cpu_slots, "host_idle_s", lambda: 2 * time.monotonic())
 
 
 def _most_at_once(slots: CpuSlots, threads: int, hold_s: float = 0.02) -> int:
@@ -265,6 +272,24 @@ def test_a_sleeping_job_lends_its_slot_and_a_busy_one_does_not(tmp_path: Path) -
         with slots.hold(run_by=time.monotonic() + 0.5) as held:
             assert not held
     assert slots.lent == 1 and slots.overflowed == 2
+
+
+def test_a_job_on_a_host_with_no_idle_cpu_is_starved_not_asleep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its sandbox's CPU stands still because the host's CPUs are all busy: lending its slot
+    # would run one program more on CPUs already short (two workers on two cores ran three).
+    monkeypatch.setattr(_cpu_slots, "host_idle_s", lambda: 1000.0)
+    slots = CpuSlots(1, str(tmp_path))
+    with slots.hold(cpu_s=lambda: 1.5):
+        with slots.hold(run_by=time.monotonic() + 0.5) as held:
+            assert not held
+    assert slots.lent == 0 and slots.overflowed == 1
+    monkeypatch.setattr(_cpu_slots, "host_idle_s", lambda: None)  # unreadable: never lent
+    with slots.hold(cpu_s=lambda: 1.5):
+        with slots.hold(run_by=time.monotonic() + 0.5) as held:
+            assert not held
+    assert slots.lent == 0
 
 
 def test_the_slot_a_sleeper_frees_goes_to_the_job_it_lent_to(tmp_path: Path) -> None:
