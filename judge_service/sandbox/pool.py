@@ -507,19 +507,20 @@ class SandboxPool:
         self._discard(sandbox, idle_share=False)
 
     def _docker(self) -> docker.DockerClient:
-        with self._docker_lock:  # no sandbox starts before the common cap is set
-            client = self._client
-            if client is None or self.sandboxes_cgroup is None:
+        """The Docker client; one this pool makes comes with the host's dead judges' sandboxes
+        removed and the common memory cap set, before any sandbox starts (a client given to
+        the pool is its caller's, used as it is)."""
+        with self._docker_lock:
+            if self._client is None:
                 try:
-                    if client is None:
-                        client = docker.from_env(timeout=120)
-                        client.ping()
+                    client = docker.from_env(timeout=120)
+                    client.ping()
                     remove_stale_sandboxes(client)
                 except docker.errors.DockerException as error:
                     raise SandboxUnavailable(f"Docker is not reachable: {error}") from error
                 self.sandboxes_cgroup = self._sandboxes_cgroup(client)
                 self._client = client
-            return client
+            return self._client
 
     def _sandboxes_cgroup(self, client: docker.DockerClient) -> _cgroup_memory.SandboxesCgroup:
         settings = self.settings
