@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from typing import Any
 
@@ -40,6 +41,10 @@ class JudgeProcesses:
         # the reset repeats neither check when no process of the job has run since.
         self.runs = 0
         self.checked_at = self.ipc_cleared_at = -1
+        # The sandbox's OOM kills when last read: read again only for a run that ended by
+        # SIGKILL (two file reads a test saved). A kill counted since of another run's child
+        # marks a later SIGKILLed run too: it is judged again, and keeps its own verdict.
+        self.oom_kills_seen = procfs.cgroup_oom_kills()
         # Set when processes outlived a kill: they ran on after any check; the reset does all.
         self.survivors = False
         if init.get("zygote_bundle"):
@@ -318,6 +323,10 @@ class JudgeProcesses:
             watch.lost = HELPER_LOST
             return watch
         watch.status = report["status"]
+        if procfs.signal_of(watch.status) == signal.SIGKILL and not watch.killed_for:
+            oom_kills = procfs.cgroup_oom_kills()
+            seen, self.oom_kills_seen = self.oom_kills_seen, oom_kills
+            watch.oom_killed = seen is not None and oom_kills is not None and oom_kills > seen
         if report.get("output"):
             # The zygote's relay took the program's answers past the limit: what the program
             # did after (ignoring SIGXFSZ, it exited, slept or spun) is not what stopped it.

@@ -72,7 +72,6 @@ def watch(
     poll_interval = 0.002
     next_poll = started + poll_interval
     memory_limit_kb = limits["memory_kb"]
-    oom_kills_before = procfs.cgroup_oom_kills()
     while True:
         now = time.monotonic()
         timeout = max(0.0, min(wall_deadline, cpu_check_at, next_poll) - now)
@@ -133,9 +132,6 @@ def watch(
     cpu_s = procfs.usage(others)[1]
     watch.orphan_cpu_ms = cpu_s * 1000.0
     watch.job_cpu_ms = (clock.used_s() or 0.0) * 1000.0
-    oom_kills_after = procfs.cgroup_oom_kills()
-    if oom_kills_before is not None and oom_kills_after is not None:
-        watch.oom_killed = oom_kills_after > oom_kills_before
     return watch
 
 
