@@ -13,8 +13,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import docker
+import httpx
 import psycopg
 
 from judge_service.sandbox.sandbox import OWNER_LABEL, remove_stale_sandboxes
@@ -169,3 +171,25 @@ def serving(env: dict[str, str], log: Path) -> Iterator[ApiServer]:
         yield api
     finally:
         api.stop()
+
+
+def wait_for_workers(client: httpx.Client, count: int, timeout_s: float = 60) -> None:
+    """Until the API's /health lists ``count`` Celery workers."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if len(client.get("/health").json()["queue"].get("workers", [])) >= count:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{count} workers never answered: {client.get('/health').json()}")
+
+
+def poll_job(client: httpx.Client, job_id: str, timeout_s: float = 300) -> dict[str, Any]:
+    """The job once done (a TestClient is an httpx.Client too)."""
+    deadline = time.monotonic() + timeout_s
+    status: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        status = client.get(f"/v1/submissions/{job_id}").json()
+        if status["status"] == "done":
+            return status
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} not done in {timeout_s} s: {status}")

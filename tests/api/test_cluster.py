@@ -22,8 +22,10 @@ from tests.api._cluster import (
     Workers,
     celery_workers,
     flush_redis,
+    poll_job,
     postgres_database,
     set_connections_allowed,
+    wait_for_workers,
 )
 from tests.api._contract_batch import SUM, contract_batch
 
@@ -35,25 +37,6 @@ def _metric(client: TestClient, name: str) -> float:
         if line.startswith(name + " "):
             return float(line.split()[1])
     raise AssertionError(f"{name} missing from /metrics")
-
-
-def _wait_for_workers(client: TestClient, count: int) -> None:
-    for _ in range(120):
-        if len(client.get("/health").json()["queue"].get("workers", [])) >= count:
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"{count} workers never answered: {client.get('/health').json()}")
-
-
-def _poll(client: httpx.Client, job_id: str, timeout_s: float = 300) -> dict[str, Any]:
-    """The job once done (a TestClient is an httpx.Client too)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        status: dict[str, Any] = client.get(f"/v1/submissions/{job_id}").json()
-        if status["status"] == "done":
-            return status
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} not done in {timeout_s} s: {status}")
 
 
 def _slow_sums(count: int) -> list[dict[str, Any]]:
@@ -78,7 +61,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClie
         settings = Settings(database_url=database_url, broker_url=broker, chunk_size=8)
         with TestClient(create_app(settings)) as client:
             assert client.post("/v1/problems", json=SUM).status_code == 200
-            _wait_for_workers(client, 2)
+            wait_for_workers(client, 2)
             yield client, workers
 
 
@@ -117,7 +100,7 @@ def test_async_submit_and_poll_through_celery(cluster: tuple[TestClient, Workers
         item["code"] += "\n// async\n" if item["language"] != "python" else "\n# async\n"
     accepted = client.post("/v1/submissions", json={"submissions": items})
     assert accepted.status_code == 202
-    status = _poll(client, accepted.json()["job_id"])
+    status = poll_job(client, accepted.json()["job_id"])
     assert status["completed"] == status["total"] == 40
     assert [r["verdict"] for r in status["results"]] == expected
     assert not any(r["cached"] for r in status["results"])
@@ -145,7 +128,7 @@ def test_kill_9_of_a_worker_mid_batch_loses_no_result(tmp_path: Path) -> None:
         )
         with TestClient(create_app(settings)) as client:
             client.post("/v1/problems", json=SUM)
-            _wait_for_workers(client, 2)
+            wait_for_workers(client, 2)
             job_id = client.post("/v1/submissions", json={"submissions": items}).json()["job_id"]
             # Kill it mid-batch: once it has finished a chunk of its own and holds others.
             for _ in range(600):
@@ -156,7 +139,7 @@ def test_kill_9_of_a_worker_mid_batch_loses_no_result(tmp_path: Path) -> None:
             assert "succeeded" in workers.log("victim"), "the victim must have been working"
             workers.kill_hard("victim")
             killed_at = client.get(f"/v1/submissions/{job_id}").json()["completed"]
-            status = _poll(client, job_id)
+            status = poll_job(client, job_id)
     assert killed_at < 80, "the kill came too late to test anything"
     assert status["completed"] == 80
     results = status["results"]
@@ -188,7 +171,7 @@ def test_kill_9_of_the_api_process_mid_job_resumes_it_in_another(tmp_path: Path)
         second.wait_ready()
         with httpx.Client(base_url=second.url, timeout=30) as client:
             killed_at = client.get(f"/v1/submissions/{job_id}").json()["completed"]
-            status = _poll(client, job_id, timeout_s=120)
+            status = poll_job(client, job_id, timeout_s=120)
     finally:
         for server in (first, second):
             if server is not None:
@@ -219,7 +202,7 @@ def test_rabbitmq_broker(tmp_path: Path) -> None:
         )
         with TestClient(create_app(settings)) as client:
             client.post("/v1/problems", json=SUM)
-            _wait_for_workers(client, 1)
+            wait_for_workers(client, 1)
             results = client.post("/v1/judge", json={"submissions": items}).json()["results"]
             assert client.get("/health").json()["queue"]["ok"] is True
         assert workers.stop_gracefully("rabbit") == []  # a stopping worker removes its sandboxes

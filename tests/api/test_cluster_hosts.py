@@ -26,7 +26,14 @@ from judge_service.sandbox._cgroup_cpu import usable_cpus
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.sandbox import OWNER_LABEL
 from judge_service.settings import Settings
-from tests.api._cluster import celery_workers, flush_redis, free_port, postgres_database
+from tests.api._cluster import (
+    celery_workers,
+    flush_redis,
+    free_port,
+    poll_job,
+    postgres_database,
+    wait_for_workers,
+)
 from tests.api._contract_batch import SUM
 from tests.api._hosts import Hosts, can_make_hosts, worker_hosts
 
@@ -50,25 +57,6 @@ def _sums(count: int, tag: str) -> list[dict[str, Any]]:
         {"id": str(i), "problem_id": "sum", "language": "python", "code": code + f"# {tag} {i}\n"}
         for i in range(count)
     ]
-
-
-def _poll(client: TestClient, job_id: str, timeout_s: float) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout_s
-    status: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        status = client.get(f"/v1/submissions/{job_id}").json()
-        if status["status"] == "done":
-            return status
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} not done in {timeout_s} s: {status.get('completed')}")
-
-
-def _wait_for_workers(client: TestClient, count: int) -> None:
-    for _ in range(240):
-        if len(client.get("/health").json()["queue"].get("workers", [])) >= count:
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"{count} workers never answered: {client.get('/health').json()}")
 
 
 def _chunks_judged(hosts: Hosts, node: str) -> int:
@@ -101,7 +89,7 @@ def three_hosts(tmp_path: Path) -> Iterator[tuple[TestClient, Hosts, str]]:
         )
         with TestClient(create_app(settings)) as client:
             assert client.post("/v1/problems", json=SUM).status_code == 200
-            _wait_for_workers(client, 3)
+            wait_for_workers(client, 3, timeout_s=120)
             yield client, hosts, database_url
 
 
@@ -114,7 +102,7 @@ def test_three_hosts_share_a_batch_and_one_lost_mid_batch_loses_nothing(
         assert hosts.pids(index), f"host {index} runs nothing"
 
     job_id = client.post("/v1/submissions", json={"submissions": _sums(ITEMS, "a")}).json()
-    status = _poll(client, job_id["job_id"], timeout_s=300)
+    status = poll_job(client, job_id["job_id"], timeout_s=300)
     _assert_all_once(status, ITEMS)
     shares = {node: _chunks_judged(hosts, node) for node in ("host0", "host1", "host2")}
     assert all(shares.values()), f"a host judged nothing: {shares}"
@@ -129,7 +117,7 @@ def test_three_hosts_share_a_batch_and_one_lost_mid_batch_loses_nothing(
     killed = hosts.lose(0)
     killed_at = client.get(f"/v1/submissions/{job['job_id']}").json()["completed"]
     assert worker_pid in killed and killed_at < ITEMS, (killed, killed_at)
-    status = _poll(client, job["job_id"], timeout_s=LOST_HOST_BOUND_S)
+    status = poll_job(client, job["job_id"], timeout_s=LOST_HOST_BOUND_S)
     took_s = time.monotonic() - started
     _assert_all_once(status, ITEMS)
     assert took_s < LOST_HOST_BOUND_S
@@ -206,7 +194,7 @@ def test_two_workers_on_one_host_never_run_more_tests_than_its_cpus(tmp_path: Pa
         settings = Settings(database_url=database_url, broker_url=broker, chunk_size=4)
         with TestClient(create_app(settings)) as client:
             assert client.post("/v1/problems", json=SUM).status_code == 200
-            _wait_for_workers(client, 2)
+            wait_for_workers(client, 2, timeout_s=120)
             items = [{**item, "code": BUSY + f"# {item['id']}\n"} for item in _sums(160, "c")]
             runnable_counts: list[int] = []
             stop = threading.Event()
@@ -220,7 +208,7 @@ def test_two_workers_on_one_host_never_run_more_tests_than_its_cpus(tmp_path: Pa
             sampler.start()
             try:
                 job = client.post("/v1/submissions", json={"submissions": items}).json()
-                status = _poll(client, job["job_id"], timeout_s=300)
+                status = poll_job(client, job["job_id"], timeout_s=300)
             finally:
                 stop.set()
                 sampler.join()
