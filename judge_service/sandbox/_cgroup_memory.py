@@ -7,10 +7,14 @@ the agent's polls, the sandboxes together never take the host's memory. One sand
 (``sandbox_memory_mb``) and the agent's accounting still stop each program at its limit; the
 parent's cap is reached only when many programs near their limits at once. Then the kernel's
 OOM killer takes a program (every program runs at ``oom_score_adj`` 1000, the agents below);
-its agent gives it its own verdict marked ``limit: "host_memory"`` (the kernel does not say
-which cap it acted for, and SE would be no reward, which a program could aim for), and the pool
-closes idle sandboxes if the sandboxes together are near the cap and judges it again
-(``_rejudge``), never caching the result.
+the kernel does not say which cap it acted for, so the agent reads its sandbox's memory peak,
+which the pool resets after any job that reached the sandbox's own cap. Below its own cap, the
+program was stopped for the other sandboxes' memory: SE (the judge's failure, never a zero
+reward). At its own cap, or where the peak cannot be told (cgroup v2 resets it only for the
+writer), its own verdict marked ``limit: "host_memory"``: SE there would be no reward, which a
+program could aim for by meeting its own cap. Either way the pool closes idle sandboxes if the
+sandboxes together are near the cap and judges it again (``_rejudge``), never caching the
+result.
 
 Docker creates the parent under each controller; the cap is written here, as root, before the
 first sandbox starts: for Docker's cgroupfs driver on cgroup v1 (``memory.limit_in_bytes``)
@@ -44,6 +48,12 @@ def default_total_mb() -> int:
     return int(host_memory_mb() * DEFAULT_SHARE)
 
 
+# v1's high-water marks, which a 0 resets. (v2's memory.peak resets only for the file
+# descriptor written to, never for the agent's reads: there a sandbox once at its cap keeps
+# reading so, and its later OOM-killed programs keep their own verdicts.)
+_PEAK_RESETS = ("memory.max_usage_in_bytes", "memory.memsw.max_usage_in_bytes")
+
+
 @dataclass(frozen=True)
 class SandboxesCgroup:
     """The parent cgroup every sandbox is created under, and the cap it holds them to."""
@@ -64,6 +74,20 @@ class SandboxesCgroup:
             except (OSError, ValueError):
                 continue
         return None
+
+    def reset_peak(self, container_id: str) -> bool:
+        """Start the sandbox's memory peak afresh (cgroup v1); False where it could not be."""
+        if not self.memory_dir or not container_id:
+            return False
+        directory = Path(self.memory_dir, container_id)
+        reset = False
+        for name in _PEAK_RESETS:
+            try:
+                (directory / name).write_text("0")
+            except OSError:
+                continue
+            reset = True
+        return reset
 
     def status(self) -> dict[str, object]:
         status: dict[str, object] = {"cgroup_parent": self.parent, "cap_mb": self.cap_mb}

@@ -299,6 +299,15 @@ def job_result(
         compile_result = None
     if reply is None:
         return summarise(total, [], compile_result, [])
+    if compile_result is not None and reply["compile"] and reply["compile"].get("host_stopped"):
+        return JobResult(
+            verdict=Verdict.SE,
+            passed=0,
+            total=total,
+            compile=compile_result,
+            system_error="the compiler was stopped by the kernel's OOM killer while its sandbox "
+            "was below its own cap: the sandboxes together were out of memory",
+        )
     tests = [TestResult.model_validate(test) for test in reply.get("tests", [])]
     return summarise(total, tests, compile_result, _fetched(reply, blob))
 

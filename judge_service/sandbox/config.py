@@ -57,7 +57,7 @@ class SandboxConfig(BaseSettings):
         "included, held by the kernel on their parent cgroup (default: 80% of the host's "
         "memory). Reached only when many programs near their limits at once: the kernel's OOM "
         "killer then stops a program, whose test is judged again once idle sandboxes are closed "
-        "and never cached (limit host_memory).",
+        "and never cached (limit host_memory; SE when the program held no more than its due).",
     )
     sandbox_cgroup_parent: str = Field(
         "judge_sandboxes",

@@ -178,9 +178,10 @@ class TestResult(BaseModel):
     limit: Literal["cpu", "wall", "budget", "host_memory"] | None = Field(
         None,
         description="Which time limit stopped the test (TLE only): its CPU or wall limit, or the "
-        "job's wall-clock budget, spent before the test ran; host_memory (MLE or RE): the "
-        "kernel's OOM killer stopped the program within its memory limit, at its sandbox's cap "
-        "or the cap on every sandbox together, after it was judged again.",
+        "job's wall-clock budget, spent before the test ran; host_memory: the kernel's OOM "
+        "killer took a process of the test within its memory limit, and did again when it was "
+        "judged again: SE when its sandbox held no more than its due (the other sandboxes' "
+        "memory), else its own verdict (MLE or RE).",
     )
     cpu_wait_ms: float | None = Field(
         None,

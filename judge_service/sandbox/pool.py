@@ -302,6 +302,8 @@ class SandboxPool:
                 raise SandboxCrashed(f"sandbox agent answered a job with {reply.get('op')!r}")
             result = cast(wire.ResultFrame, reply)  # its op is "result"
             healthy = not result.get("reset_error")
+            if self.sandboxes_cgroup is not None:  # the next job's stops are told apart by it
+                self.sandboxes_cgroup.reset_peak(sandbox.id)
             sandbox.jobs_run += 1
             return result, reply_blob
         finally:

@@ -1,10 +1,11 @@
 """Every sandbox's memory together: one parent cgroup, capped by the kernel, sized from the host.
 
 Many programs, each within its own limit, together past what the host has: the kernel holds the
-sandboxes to their common cap. A program its OOM killer stops within its limit (at its own
-sandbox's cap, or at the common one: the kernel does not say which) keeps its own verdict, marked
-``limit: "host_memory"``, is judged again with room made, and is never cached. Never SE: a
-policy would aim for that to turn its zero into no reward.
+sandboxes to their common cap. A program its OOM killer stops within its limit is judged again
+with room made, and is never cached (``limit: "host_memory"``). The kernel does not say which cap
+it acted for; the sandbox's memory peak does: below its own cap, the others' memory stopped it,
+SE (the judge's failure: a correct program never gets a zero for it); at its own cap, its own
+verdict, never SE, which a policy would aim for to turn its zero into no reward.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from judge_service.sandbox import _cgroup_memory, _rejudge
-from judge_service.sandbox.agent import verdicts, wire
+from judge_service.sandbox import _cgroup_memory, _jobs, _rejudge
+from judge_service.sandbox.agent import procfs, verdicts, wire
 from judge_service.sandbox.agent.watch import ProcessWatch
 from judge_service.sandbox.config import SandboxConfig
 from judge_service.sandbox.models import Job, JobResult, TestResult, Verdict
@@ -126,21 +127,69 @@ def _decide(watch: ProcessWatch, memory_kb: int = 65536) -> wire.Outcome:
     )
 
 
-def _killed(peak_kb: int, oom_killed: bool, killed_for: str = "") -> ProcessWatch:
+def _killed(
+    peak_kb: int, oom_killed: bool, killed_for: str = "", for_others: bool = False
+) -> ProcessWatch:
     watch = ProcessWatch()
     watch.status = 9  # killed by SIGKILL
     watch.peak_kb = peak_kb
     watch.oom_killed = oom_killed
+    watch.stopped_for_others = for_others
     watch.killed_for = killed_for
     return watch
 
 
-def test_a_program_the_oom_killer_stopped_keeps_its_own_verdict_marked() -> None:
-    # The kernel does not say whose cap it acted for: never SE (no reward), which a program
-    # could aim for by meeting its own sandbox's cap; its own verdict, marked to be judged again.
+def test_a_program_the_oom_killer_stopped_for_its_own_sandbox_keeps_its_own_verdict() -> None:
+    # At its own sandbox's cap, past its due, or where that cannot be told: never SE (no
+    # reward), which a program could aim for; its own verdict, marked to be judged again.
     for peak_kb, verdict in ((1000, "RE"), (40000, "MLE"), (60000, "MLE")):
         outcome = _decide(_killed(peak_kb, oom_killed=True))
         assert outcome["verdict"] == verdict and outcome.get("limit") == "host_memory", outcome
+
+
+def test_a_program_the_oom_killer_stopped_for_the_other_sandboxes_is_a_system_error() -> None:
+    for peak_kb in (1000, 40000, 60000):
+        outcome = _decide(_killed(peak_kb, True, for_others=True))
+        assert outcome["verdict"] == "SE" and outcome.get("limit") == "host_memory", outcome
+    # Past its own limit as the agent counts it, it is MLE whoever ran out.
+    assert _decide(_killed(70000, True, for_others=True))["verdict"] == "MLE"
+
+
+def _cgroup_files(root: Path, held: int, peak: int, cap: int | str) -> None:
+    for name, value in (("usage", held), ("peak", peak), ("cap", cap)):
+        (root / name).write_text(f"{value}\n")
+
+
+@pytest.mark.parametrize(
+    ("peak_mb", "cap", "for_others"),
+    [
+        (300, 1024 << 20, True),  # 250 MB above the start, within a 256 MB limit and output
+        (1024, 1024 << 20, False),  # its own cap
+        (1020, 1024 << 20, False),  # within the margin of its own cap
+        (700, 1024 << 20, False),  # 650 MB above the start: past its due, the others' or not
+        (300, "max", True),  # no cap of its own
+    ],
+)
+def test_who_the_oom_killer_stopped_a_run_for_is_told_by_the_sandboxs_peak(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, peak_mb: int, cap: int | str, for_others: bool
+) -> None:
+    files = (str(tmp_path / "usage"), str(tmp_path / "peak"), str(tmp_path / "cap"))
+    monkeypatch.setattr(procfs, "CGROUP_MEMORY", (files,))
+    _cgroup_files(tmp_path, held=50 << 20, peak=peak_mb << 20, cap=cap)
+    held = procfs.cgroup_memory_held()
+    assert held == 50 << 20
+    entitled = (256 << 20) + (1 << 20)
+    assert procfs.stopped_for_others(held, entitled) is for_others
+    assert procfs.stopped_for_others(None, entitled) is False  # nothing known at the start
+
+
+def test_without_a_peak_to_read_a_stop_is_the_programs_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tuple(str(tmp_path / name) for name in ("usage", "peak", "cap"))
+    monkeypatch.setattr(procfs, "CGROUP_MEMORY", (missing,))
+    assert procfs.cgroup_memory_held() is None
+    assert procfs.stopped_for_others(1 << 20, 1 << 30) is False
 
 
 def test_a_program_past_its_own_limit_is_mle_whoever_else_ran_out() -> None:
@@ -171,6 +220,32 @@ def test_a_test_the_host_stopped_is_judged_again_and_never_cached() -> None:
     assert merged.verdict is Verdict.AC and not merged.load_dependent
 
 
+def test_a_compile_the_host_stopped_is_a_system_error_never_cached() -> None:
+    job = Job(language="cpp", code="int main(){}", tests=[{"input": "", "output": ""}])
+    compile_report: wire.CompileReport = {
+        "ok": False,
+        "output": "g++: fatal error: Killed signal terminated program cc1plus",
+        "cpu_ms": 900.0,
+        "limit": "host_memory",
+    }
+    reply: wire.ResultFrame = {
+        "op": "result",
+        "compile": compile_report,
+        "tests": [],
+        "reset_error": "",
+    }
+    # Stopped at its own cap (or past its due): its own failure, a CE, judged again.
+    own = _jobs.job_result(job, reply, b"", None)
+    assert own.verdict is Verdict.CE and own.load_dependent
+    # Stopped for the other sandboxes' memory: the judge's failure.
+    reply["compile"] = {**compile_report, "host_stopped": True}
+    stopped = _jobs.job_result(job, reply, b"", None)
+    assert stopped.verdict is Verdict.SE and stopped.system_error, stopped
+    assert stopped.load_dependent and _jobs.compiled_program(reply, b"") is None
+    plan = _rejudge.plan(job, stopped, wall_ms=6000)
+    assert plan is not None and plan.whole
+
+
 # ---- the real thing: Docker, the kernel, three programs past the common cap ------------------
 LIMITS = {"memory_limit_mb": 400, "compile_memory_limit_mb": 512, "time_limit_ms": 4000}
 LIMITS_256 = {**LIMITS, "memory_limit_mb": 256}
@@ -183,12 +258,14 @@ print(len(held) >> 20)
 
 
 @pytest.fixture
-def capped_pool() -> Iterator[tuple[SandboxPool, Path]]:
+def capped_pool(request: pytest.FixtureRequest) -> Iterator[tuple[SandboxPool, Path]]:
+    """A pool whose sandboxes (1 GB each) are capped at 600 MB together; three per language,
+    or as many as the test's ``sandboxes`` parameter says."""
     if not V1_MEMORY.is_dir():
         pytest.skip("the host has no cgroup v1 memory controller at /sys/fs/cgroup/memory")
     parent = f"judge_test_{uuid.uuid4().hex[:8]}"
     settings = SandboxConfig(
-        sandboxes_per_language=3,
+        sandboxes_per_language=getattr(request, "param", 3),
         sandbox_memory_mb=1024,
         sandbox_memory_total_mb=600,
         sandbox_cgroup_parent=parent,
@@ -245,8 +322,10 @@ def test_programs_past_the_common_cap_are_judged_again_never_blamed(
     assert pool.stats.host_memory_stops >= 1
     for result in results:
         test = result.tests[0]
-        assert test.verdict is Verdict.AC or test.limit == "host_memory", result
-        assert result.verdict is not Verdict.SE and test.verdict is not Verdict.WA, result
+        # A correct program: accepted, or (stopped again when judged again) the judge's error.
+        assert test.verdict is Verdict.AC or (
+            test.verdict is Verdict.SE and test.limit == "host_memory"
+        ), result
     assert sum(result.verdict is Verdict.AC for result in results) >= 2, results
     # Every agent survived: the sandboxes judge the next job.
     smaller = Job(
@@ -264,7 +343,8 @@ def test_a_program_past_its_own_limit_under_the_common_cap_is_still_mle(
     capped_pool: tuple[SandboxPool, Path],
 ) -> None:
     """Beside two programs holding memory, one that grows past its own limit may meet the
-    common cap first (and be stopped there, within its limit): judged again, it meets its own."""
+    common cap first (and be stopped there, within its due): the host's doing, SE, judged again
+    (then, the others gone, it meets its own limit). Never a verdict it did not earn."""
     pool, _ = capped_pool
     holder = Job(
         language="python",
@@ -279,10 +359,13 @@ def test_a_program_past_its_own_limit_under_the_common_cap_is_still_mle(
         limits=LIMITS,
     )
     results = pool.judge_many([holder, holder, greedy], workers=3)
-    assert results[2].verdict is Verdict.MLE, results[2]
+    assert results[2].verdict is Verdict.MLE or (
+        results[2].verdict is Verdict.SE and results[2].tests[0].limit == "host_memory"
+    ), results[2]
     for result in results[:2]:
-        assert result.verdict is Verdict.AC or result.tests[0].limit == "host_memory", result
-        assert result.verdict is not Verdict.SE, result
+        assert result.verdict is Verdict.AC or (
+            result.verdict is Verdict.SE and result.tests[0].limit == "host_memory"
+        ), result
 
 
 SWARM = r"""
@@ -363,3 +446,86 @@ def test_an_idle_sandbox_whose_helpers_the_oom_killer_took_judges_the_next_job(
         result = pool.judge(job)
         assert result.verdict is Verdict.AC, (helpers, result)
     assert pool.stats.sandboxes_destroyed == 0
+
+
+# A correct program within its own limit that alone needs more than the common cap: only the
+# common cap can stop it, and its sandbox never reaches its own 1 GB.
+LIMITS_800 = {**LIMITS, "memory_limit_mb": 800}
+CORRECT_BUT_PAST_THE_COMMON_CAP = {
+    "python": HOLD.format(mb=650, sleep_s=0),
+    "c": """#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    size_t size = 650u << 20;
+    volatile char *held = malloc(size);
+    long sum = 0;
+    for (size_t i = 0; i < size; i += 4096) held[i] = 1;
+    for (size_t i = 0; i < size; i += 4096) sum += held[i];
+    printf("%ld\\n", sum / 256);
+}
+""",
+    "python swarm": """
+import os, time
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        held = b"x" * (165 << 20)
+        time.sleep(0.5)  # all four at once
+        os._exit(0 if held else 1)
+    children.append(pid)
+print(650 if all(os.waitpid(pid, 0)[1] == 0 for pid in children) else 0)
+""",
+}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("program", sorted(CORRECT_BUT_PAST_THE_COMMON_CAP))
+def test_a_correct_program_the_common_cap_stopped_is_a_system_error_never_a_zero(
+    capped_pool: tuple[SandboxPool, Path], program: str
+) -> None:
+    """Before: its own verdict (MLE or RE, marked host_memory), a zero for a correct program
+    on every judging."""
+    pool, _ = capped_pool
+    job = Job(
+        language=program.split()[0],
+        code=CORRECT_BUT_PAST_THE_COMMON_CAP[program],
+        tests=[{"input": "", "output": "650"}],
+        limits=LIMITS_800,
+    )
+    for judging in range(2):  # never cached: judged afresh, and stopped again
+        stops = pool.stats.host_memory_stops
+        result = pool.judge(job)
+        (test,) = result.tests
+        assert result.verdict is Verdict.SE and result.system_error, (judging, result)
+        assert test.verdict is Verdict.SE and test.limit == "host_memory", (judging, result)
+        assert pool.stats.host_memory_stops > stops + 1  # stopped, and again when judged again
+    # The sandboxes survived the stops: a smaller program is accepted.
+    smaller = Job(
+        language="python",
+        code=HOLD.format(mb=100, sleep_s=0),
+        tests=[{"input": "", "output": "100"}],
+        limits=LIMITS,
+    )
+    assert pool.judge(smaller).verdict is Verdict.AC
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("capped_pool", [1], indirect=True)
+def test_every_job_starts_with_its_sandboxs_peak_reset(
+    capped_pool: tuple[SandboxPool, Path],
+) -> None:
+    """Its stops are told apart by the peak since the job began: a job before it that held
+    much (or met its own cap) must not make the next one's stop look like its own doing."""
+    pool, memory_dir = capped_pool
+    job = Job(
+        language="python",
+        code=HOLD.format(mb=400, sleep_s=0),
+        tests=[{"input": "", "output": "400"}],
+        limits=LIMITS_800,
+    )
+    assert pool.judge(job).verdict is Verdict.AC
+    (sandbox,) = pool._pools["python"].idle  # one per language: the job's
+    for name in ("memory.max_usage_in_bytes", "memory.memsw.max_usage_in_bytes"):
+        peak = int((memory_dir / sandbox.id / name).read_text())
+        assert peak < 200 << 20, f"{name} was not reset after the job: {peak >> 20} MB"

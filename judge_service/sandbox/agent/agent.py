@@ -186,6 +186,10 @@ class Agent:
             job["limits"]["starved_until"] = time.monotonic() + job["answer_within_ms"] / 1000
         reply: wire.ResultFrame = {"op": "result", "compile": None, "tests": [], "reset_error": ""}
         reply_blob = b""
+        # Memory held and OOM kills counted before the job: an idle sandbox's helper the OOM
+        # killer took is not the job's.
+        self.processes.held_at_start = procfs.cgroup_memory_held()
+        self.processes.oom_kills_seen = procfs.cgroup_oom_kills()
         try:
             workdir.unpack_files(job.get("blob_files", []), blob)
             if job.get("source_name"):
@@ -278,7 +282,7 @@ class Agent:
             message += "\n[judge] compilation exceeded its memory limit"
         elif watch.killed_for == "output":
             message += "\n[judge] compiler output exceeded its limit"
-        reply["compile"] = {
+        report: wire.CompileReport = {
             "ok": not failed,
             "output": message[-limits["output_bytes"] :],
             "cpu_ms": round(watch.cpu_ms, 3),
@@ -292,6 +296,9 @@ class Agent:
                 else None
             ),
         }
+        if failed and watch.oom_killed and watch.stopped_for_others:
+            report["host_stopped"] = True  # the sandboxes together were out of memory
+        reply["compile"] = report
         return not failed
 
     def _syntax_is_valid(self, job: wire.JobFrame, reply: wire.ResultFrame) -> bool:

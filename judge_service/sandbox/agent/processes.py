@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from typing import Any
 
@@ -41,10 +40,12 @@ class JudgeProcesses:
         # the reset repeats neither check when no process of the job has run since.
         self.runs = 0
         self.checked_at = self.ipc_cleared_at = -1
-        # The sandbox's OOM kills when last read: read again only for a run that ended by
-        # SIGKILL (two file reads a test saved). A kill counted since of another run's child
-        # marks a later SIGKILLed run too: it is judged again, and keeps its own verdict.
+        # The sandbox's OOM kills when last read: read again after each run the agent did not
+        # stop itself (one file read a test; the one before is the last run's). A kill counted
+        # since of a straggler of the run before marks this run too: judged again.
         self.oom_kills_seen = procfs.cgroup_oom_kills()
+        # What the sandbox's memory cgroup held when the running job began.
+        self.held_at_start: int | None = None
         # Set when processes outlived a kill: they ran on after any check; the reset does all.
         self.survivors = False
         if init.get("zygote_bundle"):
@@ -323,10 +324,16 @@ class JudgeProcesses:
             watch.lost = HELPER_LOST
             return watch
         watch.status = report["status"]
-        if procfs.signal_of(watch.status) == signal.SIGKILL and not watch.killed_for:
+        if not watch.killed_for:
+            # The program itself, or any process of its (a child whose loss it may have turned
+            # into a wrong answer).
             oom_kills = procfs.cgroup_oom_kills()
             seen, self.oom_kills_seen = self.oom_kills_seen, oom_kills
             watch.oom_killed = seen is not None and oom_kills is not None and oom_kills > seen
+            if watch.oom_killed:
+                # Its due: its memory limit and its output files (memory files, charged too).
+                entitled = (limits["memory_kb"] << 10) + limits["output_bytes"]
+                watch.stopped_for_others = procfs.stopped_for_others(self.held_at_start, entitled)
         if report.get("output"):
             # The zygote's relay took the program's answers past the limit: what the program
             # did after (ignoring SIGXFSZ, it exited, slept or spun) is not what stopped it.

@@ -232,6 +232,54 @@ def cgroup_oom_kills() -> int | None:
     return None
 
 
+# The sandbox cgroup's memory: v1 with swap accounting (Docker caps memory and swap together),
+# v1's memory alone, v2. Each: what it holds now, its highest since the host last reset it (after
+# every job), its cap.
+CGROUP_MEMORY = (
+    tuple(
+        f"/sys/fs/cgroup/memory/memory.memsw.{name}"
+        for name in ("usage_in_bytes", "max_usage_in_bytes", "limit_in_bytes")
+    ),
+    tuple(
+        f"/sys/fs/cgroup/memory/memory.{name}"
+        for name in ("usage_in_bytes", "max_usage_in_bytes", "limit_in_bytes")
+    ),
+    ("/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.peak", "/sys/fs/cgroup/memory.max"),
+)
+# Slack in telling who an OOM kill was for: the kernel charges pages in batches of up to 64 and
+# a transparent huge page at once (256 KB, 2 MB), and a run holds page tables and kernel stacks
+# besides what the agent counts.
+OOM_MARGIN = 16 << 20
+
+
+def cgroup_memory_held() -> int | None:
+    """What the sandbox's memory cgroup holds now (bytes), or None where unreadable."""
+    for usage, _, _ in CGROUP_MEMORY:
+        try:
+            return int(read_file(usage))
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def stopped_for_others(held_at_start: int | None, entitled: int) -> bool:
+    """Whether a run the OOM killer stopped was stopped for the other sandboxes' memory: since
+    the host last reset the peak (before the job), its sandbox stayed below its own cap and
+    within ``entitled`` bytes above ``held_at_start`` (what it held when the job began). False
+    where it cannot be told (v2 resets the peak only for the writer): a run that may have met
+    its own cap, or taken more than its due, keeps its own verdict."""
+    if held_at_start is None:
+        return False
+    for _, peak_path, cap_path in CGROUP_MEMORY:
+        try:
+            peak, cap = int(read_file(peak_path)), read_file(cap_path).strip()
+        except (OSError, ValueError):
+            continue
+        below_cap = not cap.isdigit() or peak < int(cap) - OOM_MARGIN
+        return below_cap and peak - held_at_start <= entitled + OOM_MARGIN
+    return False
+
+
 def process_clock(pid: int) -> int:
     """The clock id of ``pid``'s CPU time, all its threads, those that ended included (what
     clock_getcpuclockid(3) returns: CPUCLOCK_SCHED of the process)."""

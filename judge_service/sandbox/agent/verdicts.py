@@ -16,6 +16,14 @@ from typing import Any, cast
 from judge_service.sandbox.agent import checkers, plain, planned, procfs, wire
 from judge_service.sandbox.agent.watch import ProcessWatch
 
+# What a run the host's memory disturbed gets (see decide).
+HOST_STOPPED: wire.Outcome = {
+    "verdict": "SE",
+    "message": "the kernel's OOM killer took a process of the run while its sandbox held no more "
+    "than its due: the sandboxes together were out of memory",
+    "limit": "host_memory",
+}
+
 
 def decide(
     job: wire.JobFrame,
@@ -28,7 +36,31 @@ def decide(
     check_output: Callable[[], wire.Outcome],
 ) -> wire.Outcome:
     """A test's verdict from what its program left: the limits it hit, its exit, its harness
-    result or planned answers, and (stdin mode) ``check_output``'s comparison."""
+    result or planned answers, and (stdin mode) ``check_output``'s comparison.
+
+    A run whose process (the program or a child it may have turned the loss of into a wrong
+    answer, a hang or a crash) the OOM killer took for the other sandboxes' memory is SE, judged
+    again: unless it was accepted, or past its own memory limit, which are its own doing."""
+    outcome = _decide(job, test, watch, out, err, harness, token, check_output)
+    if (
+        watch.oom_killed
+        and watch.stopped_for_others
+        and outcome["verdict"] not in ("AC", "MLE", "SE")
+    ):
+        return HOST_STOPPED.copy()
+    return outcome
+
+
+def _decide(
+    job: wire.JobFrame,
+    test: wire.TestSpec,
+    watch: ProcessWatch,
+    out: bytes,
+    err: bytes,
+    harness: bytes,
+    token: str,
+    check_output: Callable[[], wire.Outcome],
+) -> wire.Outcome:
     limits = job["limits"]
     signal_number = procfs.signal_of(watch.status)
     memory_limit_kb = limits["memory_kb"]
@@ -69,11 +101,16 @@ def decide(
     overflowed = watch.peak_kb > memory_limit_kb and signal_number != signal.SIGSEGV
     if overflowed or any(m.encode() in err for m in job.get("mle_markers", [])):
         return {"verdict": "MLE", "message": "memory limit exceeded"}
+    if signal_number == signal.SIGKILL and watch.oom_killed and watch.stopped_for_others:
+        # Its sandbox took no more than its due and never reached its own cap: every sandbox
+        # together was out of memory, the other jobs' doing. Judged again with room made; if
+        # the host stops it again, no reward rather than a zero.
+        return HOST_STOPPED.copy()
     if signal_number == signal.SIGKILL and watch.oom_killed:
-        # Within its own limit as the agent counts it, taken by the kernel's OOM killer: at its
-        # sandbox's cap, or because every sandbox together was out of memory (another job's
-        # doing). Its own verdict, marked so that it is judged again with room made and never
-        # cached; never SE, which a program could aim for to turn its zero into no reward.
+        # Within its own limit as the agent counts it, taken by the kernel's OOM killer at its
+        # sandbox's cap, or when its sandbox took more than its due, or where that cannot be
+        # told. Its own verdict, marked so that it is judged again and never cached; never SE,
+        # which a program could aim for, past its due, to turn its zero into no reward.
         verdict = "MLE" if watch.peak_kb * 2 > memory_limit_kb else "RE"
         return {
             "verdict": verdict,

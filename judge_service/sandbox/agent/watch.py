@@ -40,8 +40,9 @@ class ProcessWatch:
         self.none_left = False
         # The kernel's OOM killer took one of the job's processes: at the sandbox's own cap, or
         # at the cap on every sandbox together (the host's doing), which the kernel does not
-        # tell apart.
+        # tell apart; the sandbox's peak does (see procfs.stopped_for_others).
         self.oom_killed = False
+        self.stopped_for_others = False
 
 
 def watch(

@@ -199,6 +199,8 @@ class CompileReport(TypedDict):
     wall_ms: NotRequired[float]
     exit_code: NotRequired[int | None]
     limit: NotRequired[str | None]
+    # Stopped by the OOM killer for the other sandboxes' memory (see procfs.stopped_for_others).
+    host_stopped: NotRequired[bool]
 
 
 class Outcome(TypedDict):
