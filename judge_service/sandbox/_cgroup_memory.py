@@ -27,6 +27,7 @@ together.
 from __future__ import annotations
 
 import errno
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,14 +80,19 @@ class SandboxesCgroup:
         """Start the sandbox's memory peak afresh (cgroup v1); False where it could not be."""
         if not self.memory_dir or not container_id:
             return False
-        directory = Path(self.memory_dir, container_id)
         reset = False
-        for name in _PEAK_RESETS:
+        for name in _PEAK_RESETS:  # after every job: os calls, not pathlib's objects
             try:
-                (directory / name).write_text("0")
+                fd = os.open(f"{self.memory_dir}/{container_id}/{name}", os.O_WRONLY)
             except OSError:
                 continue
-            reset = True
+            try:
+                os.write(fd, b"0")
+                reset = True
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
         return reset
 
     def status(self) -> dict[str, object]:

@@ -51,7 +51,7 @@ def test_without_a_cgroup_a_detached_segment_counts_its_resident_pages(
 
 def test_program_output_and_mapped_pages_are_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     charged = [100]
-    monkeypatch.setattr(ipc, "shared_kb", lambda: charged[0])
+    monkeypatch.setattr(ipc, "shared_kb", lambda stats=None: charged[0])
     monkeypatch.setattr(ipc, "kernel_kb", lambda: 500)
     output = os.memfd_create("stdout")
     try:

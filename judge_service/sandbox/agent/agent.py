@@ -272,6 +272,8 @@ class Agent:
             os.close(output)
             self.processes.kill_stragglers()
         failed = watch.killed_for or watch.status != 0
+        if failed and not watch.killed_for and not watch.oom_killed:
+            self.processes.note_oom_kills(watch, limits)  # a compiler's child, say
         message = text.decode("utf-8", "replace")
         if watch.killed_for == "cpu":
             message += "\n[judge] compilation exceeded its time limit"
@@ -477,6 +479,10 @@ class Agent:
                 token,
                 lambda: self._check_output(job, test, out),
             )
+            if verdict["verdict"] not in verdicts.STANDING_VERDICTS and not watch.oom_killed:
+                self.processes.note_oom_kills(watch, limits)
+                if watch.oom_killed and watch.stopped_for_others:
+                    verdict = verdicts.HOST_STOPPED.copy()
         finally:
             for fd in (stdout, stderr, result, stdin, tests_fd):
                 if fd >= 0:

@@ -43,10 +43,11 @@ class MemoryBeyondRss:
 
     def __init__(self, output_fds: list[int]) -> None:
         self.output_fds = output_fds
-        self.baseline_kb = self._charged_kb()
+        stats = memory_stats()  # read once: each read costs the kernel a statistics flush
+        self.baseline_kb = self._charged_kb(stats)
         self.baseline_usage_kb = cgroup_usage_kb()
         self.baseline_kernel_kb = kernel_kb()
-        self.baseline_anon_kb = anon_kb()
+        self.baseline_anon_kb = anon_kb(stats)
 
     def beyond_rss_kb(self, pids: list[int], rss_kb: int = 0, limit_kb: int | None = None) -> int:
         """What the RSS misses. With ``limit_kb``, 0 when the cgroup's whole growth since the
@@ -81,10 +82,10 @@ class MemoryBeyondRss:
             return 0
         return max(0, now - self.baseline_kernel_kb)
 
-    def _charged_kb(self) -> int:
+    def _charged_kb(self, stats: MemoryStats | None = None) -> int:
         # What the program prints lands in the agent's memfds: output, with its own limit.
         output_kb = sum(os.fstat(fd).st_blocks // 2 for fd in self.output_fds)
-        return shared_kb() - output_kb
+        return shared_kb(stats) - output_kb
 
 
 def cgroup_usage_kb() -> int | None:
@@ -113,25 +114,37 @@ def kernel_kb() -> int | None:
     return (kernel + procfs.field_kb(stats, b"sock ")) // 1024
 
 
-def anon_kb() -> int | None:
-    """Anonymous memory the sandbox's cgroup is charged for (v1's rss, v2's anon), or None."""
-    for path, name in zip(CGROUP_MEMORY_STATS, (b"rss ", b"anon "), strict=True):
+# The sandbox cgroup's memory.stat, and the name of its anonymous memory there.
+MemoryStats = tuple[bytes, bytes]
+
+
+def memory_stats() -> MemoryStats | None:
+    """The sandbox cgroup's memory.stat (v1, v2), or None without a cgroup."""
+    for path, anon_name in zip(CGROUP_MEMORY_STATS, (b"rss ", b"anon "), strict=False):
         try:
-            return procfs.field_kb(procfs.read_file(path), name) // 1024  # in bytes here
-        except (OSError, ValueError, IndexError):
+            return procfs.read_file(path), anon_name
+        except OSError:
             continue
     return None
 
 
-def shared_kb() -> int:
+def anon_kb(stats: MemoryStats | None = None) -> int | None:
+    """Anonymous memory the sandbox's cgroup is charged for (v1's rss, v2's anon), or None."""
+    stats = stats or memory_stats()
+    if stats is None:
+        return None
+    try:
+        return procfs.field_kb(stats[0], stats[1]) // 1024  # in bytes here
+    except (ValueError, IndexError):
+        return None
+
+
+def shared_kb(stats: MemoryStats | None = None) -> int:
     """Shared memory in the sandbox (SysV segments, /dev/shm files, memfds, shared anonymous
     pages) but for the files in /work and /tmp."""
-    for path in CGROUP_MEMORY_STATS:
-        try:
-            stats = procfs.read_file(path)
-        except OSError:
-            continue
-        charged = procfs.field_kb(stats, b"shmem ")  # in bytes here, not kB
+    stats = stats or memory_stats()
+    if stats is not None:
+        charged = procfs.field_kb(stats[0], b"shmem ")  # in bytes here, not kB
         return charged // 1024 - sum(tmpfs_used_kb(mount) for mount in FILE_MOUNTS)
     # No cgroup to ask: segments and /dev/shm are what /proc and statvfs show (memfds are not).
     return sysv_shm_kb() + tmpfs_used_kb("/dev/shm")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from typing import Any
 
@@ -40,9 +41,7 @@ class JudgeProcesses:
         # the reset repeats neither check when no process of the job has run since.
         self.runs = 0
         self.checked_at = self.ipc_cleared_at = -1
-        # The sandbox's OOM kills when last read: read again after each run the agent did not
-        # stop itself (one file read a test; the one before is the last run's). A kill counted
-        # since of a straggler of the run before marks this run too: judged again.
+        # The sandbox's OOM kills when last read (at each job's start, then by note_oom_kills).
         self.oom_kills_seen = procfs.cgroup_oom_kills()
         # What the sandbox's memory cgroup held when the running job began.
         self.held_at_start: int | None = None
@@ -324,16 +323,8 @@ class JudgeProcesses:
             watch.lost = HELPER_LOST
             return watch
         watch.status = report["status"]
-        if not watch.killed_for:
-            # The program itself, or any process of its (a child whose loss it may have turned
-            # into a wrong answer).
-            oom_kills = procfs.cgroup_oom_kills()
-            seen, self.oom_kills_seen = self.oom_kills_seen, oom_kills
-            watch.oom_killed = seen is not None and oom_kills is not None and oom_kills > seen
-            if watch.oom_killed:
-                # Its due: its memory limit and its output files (memory files, charged too).
-                entitled = (limits["memory_kb"] << 10) + limits["output_bytes"]
-                watch.stopped_for_others = procfs.stopped_for_others(self.held_at_start, entitled)
+        if procfs.signal_of(watch.status) == signal.SIGKILL and not watch.killed_for:
+            self.note_oom_kills(watch, limits)
         if report.get("output"):
             # The zygote's relay took the program's answers past the limit: what the program
             # did after (ignoring SIGXFSZ, it exited, slept or spun) is not what stopped it.
@@ -342,6 +333,21 @@ class JudgeProcesses:
         if not runner:  # a runner's peak is its own or its child's: not the program's alone
             watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
         return watch
+
+    def note_oom_kills(self, watch: ProcessWatch, limits: wire.Limits) -> None:
+        """Whether the OOM killer took a process of the sandbox since the counter was last
+        read (the program, or a child whose loss it may have turned into a wrong answer), and
+        whether for the other sandboxes' memory. Read for a run that ended by SIGKILL, and for
+        one that failed otherwise, when its verdict is known (one file read an accepted test
+        saves; a kill in an accepted test is then counted for the next failed one, which is
+        judged again)."""
+        oom_kills = procfs.cgroup_oom_kills()
+        seen, self.oom_kills_seen = self.oom_kills_seen, oom_kills
+        watch.oom_killed = seen is not None and oom_kills is not None and oom_kills > seen
+        if watch.oom_killed:
+            # Its due: its memory limit and its output files (memory files, charged too).
+            entitled = (limits["memory_kb"] << 10) + limits["output_bytes"]
+            watch.stopped_for_others = procfs.stopped_for_others(self.held_at_start, entitled)
 
 
 def rlimits(limits: wire.Limits) -> dict[str, int]:

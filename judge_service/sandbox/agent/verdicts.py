@@ -16,13 +16,18 @@ from typing import Any, cast
 from judge_service.sandbox.agent import checkers, plain, planned, procfs, wire
 from judge_service.sandbox.agent.watch import ProcessWatch
 
-# What a run the host's memory disturbed gets (see decide).
+# What a run gets whose process the OOM killer took for the other sandboxes' memory (the
+# program, or a child whose loss it may have turned into a wrong answer, a hang or a crash),
+# unless it was accepted or past its own memory limit: the judge's failure, judged again.
 HOST_STOPPED: wire.Outcome = {
     "verdict": "SE",
     "message": "the kernel's OOM killer took a process of the run while its sandbox held no more "
     "than its due: the sandboxes together were out of memory",
     "limit": "host_memory",
 }
+# Verdicts that stand whoever else took memory: accepted, past its own memory limit, or
+# already the judge's failure.
+STANDING_VERDICTS = ("AC", "MLE", "SE")
 
 
 def decide(
@@ -36,31 +41,7 @@ def decide(
     check_output: Callable[[], wire.Outcome],
 ) -> wire.Outcome:
     """A test's verdict from what its program left: the limits it hit, its exit, its harness
-    result or planned answers, and (stdin mode) ``check_output``'s comparison.
-
-    A run whose process (the program or a child it may have turned the loss of into a wrong
-    answer, a hang or a crash) the OOM killer took for the other sandboxes' memory is SE, judged
-    again: unless it was accepted, or past its own memory limit, which are its own doing."""
-    outcome = _decide(job, test, watch, out, err, harness, token, check_output)
-    if (
-        watch.oom_killed
-        and watch.stopped_for_others
-        and outcome["verdict"] not in ("AC", "MLE", "SE")
-    ):
-        return HOST_STOPPED.copy()
-    return outcome
-
-
-def _decide(
-    job: wire.JobFrame,
-    test: wire.TestSpec,
-    watch: ProcessWatch,
-    out: bytes,
-    err: bytes,
-    harness: bytes,
-    token: str,
-    check_output: Callable[[], wire.Outcome],
-) -> wire.Outcome:
+    result or planned answers, and (stdin mode) ``check_output``'s comparison."""
     limits = job["limits"]
     signal_number = procfs.signal_of(watch.status)
     memory_limit_kb = limits["memory_kb"]
