@@ -6,15 +6,16 @@ all of them to, kernel memory included: at any pool size, and whatever the progr
 the agent's polls, the sandboxes together never take the host's memory. One sandbox's own cap
 (``sandbox_memory_mb``) and the agent's accounting still stop each program at its limit; the
 parent's cap is reached only when many programs near their limits at once. Then the kernel's
-OOM killer takes a program (every program runs at ``oom_score_adj`` 1000, the agents below);
-the kernel does not say which cap it acted for, so the agent reads its sandbox's memory peak,
-which the pool resets after any job that reached the sandbox's own cap. Below its own cap, the
-program was stopped for the other sandboxes' memory: SE (the judge's failure, never a zero
-reward). At its own cap, or where the peak cannot be told (cgroup v2 resets it only for the
-writer), its own verdict marked ``limit: "host_memory"``: SE there would be no reward, which a
-program could aim for by meeting its own cap. Either way the pool closes idle sandboxes if the
-sandboxes together are near the cap and judges it again (``_rejudge``), never caching the
-result.
+OOM killer takes the largest program (every program runs at ``oom_score_adj`` 1000, the agents
+below), whatever its answer: a correct one beside others holding memory, or a wrong one that made
+itself the largest. That run cannot tell them apart, so the test (marked ``limit:
+"host_memory"``, never cached) is judged again alone on the host (``_memory_gate``), after idle
+sandboxes are closed if the sandboxes together are near the cap, and that verdict stands. The
+first run's verdict is provisional: the agent reads its sandbox's memory peak (which the pool
+resets after every job, cgroup v1): a sandbox that stayed below its own cap and within the
+test's due was stopped for the others' memory (SE, which the judging alone replaces); otherwise
+its own verdict (RE, or MLE past half its limit). A job whose memory cannot fit in the cap is
+refused (``InvalidJobError``): alone, it would still be stopped.
 
 Docker creates the parent under each controller; the cap is written here, as root, before the
 first sandbox starts: for Docker's cgroupfs driver on cgroup v1 (``memory.limit_in_bytes``)

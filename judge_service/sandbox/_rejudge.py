@@ -11,8 +11,9 @@ and never cached (see ``JobResult.load_dependent``).
 
 A test (or compile) the kernel's OOM killer stopped within its memory limit (``limit:
 "host_memory"``: at its sandbox's cap, or because every sandbox together was out of memory) is
-judged again the same way, with its own wall time, after the pool has made room if the
-sandboxes together are near their cap; what it gets then stands, still marked and never cached.
+judged again with its own wall time, alone on its host (see ``_memory_gate``) after the pool has
+made room if the sandboxes together are near their cap; what it gets then stands, still marked
+and never cached.
 """
 
 from __future__ import annotations
@@ -36,14 +37,16 @@ class Rejudge:
     whole: bool = False
 
 
-def plan(job: Job, result: JobResult, wall_ms: int) -> Rejudge | None:
-    """What of ``result`` to judge again (with ``wall_ms`` of wall time), if anything."""
-    if result.compile is not None and result.compile.limit in ("wall", "host_memory"):
+def plan(job: Job, result: JobResult, wall_ms: int, host_memory: bool = True) -> Rejudge | None:
+    """What of ``result`` to judge again (with ``wall_ms`` of wall time), if anything; what the
+    OOM killer stopped only with ``host_memory`` (not after it was judged alone)."""
+    again = ("wall", "host_memory") if host_memory else ("wall",)
+    if result.compile is not None and result.compile.limit in again:
         return Rejudge(job, tuple(range(len(job.tests))), whole=True)
     starved = [
         index
         for index, test in enumerate(result.tests)
-        if _starved(job, test) or test.limit == "host_memory"
+        if _starved(job, test) or (host_memory and test.limit == "host_memory")
     ]
     if not starved:
         return None

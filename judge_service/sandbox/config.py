@@ -56,8 +56,8 @@ class SandboxConfig(BaseSettings):
         description="Memory every sandbox on the host may take together, kernel memory "
         "included, held by the kernel on their parent cgroup (default: 80% of the host's "
         "memory). Reached only when many programs near their limits at once: the kernel's OOM "
-        "killer then stops a program, whose test is judged again once idle sandboxes are closed "
-        "and never cached (limit host_memory; SE when the program held no more than its due).",
+        "killer then stops a program, whose test is judged again alone on the host once idle "
+        "sandboxes are closed, and never cached (limit host_memory).",
     )
     sandbox_cgroup_parent: str = Field(
         "judge_sandboxes",

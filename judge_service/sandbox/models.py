@@ -179,9 +179,8 @@ class TestResult(BaseModel):
         None,
         description="Which time limit stopped the test (TLE only): its CPU or wall limit, or the "
         "job's wall-clock budget, spent before the test ran; host_memory: the kernel's OOM "
-        "killer took a process of the test within its memory limit, and did again when it was "
-        "judged again: SE when its sandbox held no more than its due (the other sandboxes' "
-        "memory), else its own verdict (MLE or RE).",
+        "killer took a process of the test within its memory limit, and the verdict is that of "
+        "the test judged again alone on the host.",
     )
     cpu_wait_ms: float | None = Field(
         None,

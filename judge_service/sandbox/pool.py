@@ -22,11 +22,17 @@ import docker.errors
 from judge_service.sandbox import _appended, _cgroup_memory, _jobs, _rejudge
 from judge_service.sandbox._cpu_slots import machine_slots
 from judge_service.sandbox._memory_budget import MemoryBudget
+from judge_service.sandbox._memory_gate import MemoryGate
 from judge_service.sandbox._test_keys import Content
 from judge_service.sandbox.agent import testdata, wire
 from judge_service.sandbox.cache import CompileCache, compile_key
 from judge_service.sandbox.config import SandboxConfig
-from judge_service.sandbox.errors import SandboxCrashed, SandboxError, SandboxUnavailable
+from judge_service.sandbox.errors import (
+    InvalidJobError,
+    SandboxCrashed,
+    SandboxError,
+    SandboxUnavailable,
+)
 from judge_service.sandbox.images import build_command, image_tag
 from judge_service.sandbox.languages import LANGUAGES
 from judge_service.sandbox.models import Job, JobResult
@@ -85,6 +91,7 @@ class SandboxPool:
         self._factory = sandbox_factory or self._start_sandbox
         self._budget = MemoryBudget(self.settings.sandbox_memory_budget_mb)
         self.cpu_slots = machine_slots(self.settings.cpu_slots, self.settings.cpu_slots_dir)
+        self._memory_gate = MemoryGate(self.cpu_slots.directory)
         # Set up with the Docker client, before the first sandbox starts.
         self.sandboxes_cgroup: _cgroup_memory.SandboxesCgroup | None = None
         self._docker_lock = threading.Lock()
@@ -127,30 +134,38 @@ class SandboxPool:
         )
         result = self._judge_counting_host_memory(job, answer_by)
         wall_ms = job.limits.wall_ms
+        judged_alone = False
         for _ in range(self.settings.wall_retries):
             wall_ms = min(2 * wall_ms, 4 * self.settings.max_time_limit_ms)
-            rejudge = _rejudge.plan(job, result, wall_ms)
+            rejudge = _rejudge.plan(job, result, wall_ms, host_memory=not judged_alone)
             if rejudge is None:
                 break
-            if (
-                answer_by is not None
-                and time.monotonic() + _jobs.longest_run_s(rejudge.job) > answer_by
-            ):
+            run_by = answer_by - _jobs.longest_run_s(rejudge.job) if answer_by else None
+            if run_by is not None and time.monotonic() > run_by:
                 break  # an answer marked load-dependent in time beats a better one too late
-            if _oom_killed(result):
-                self._relieve_host_memory()
-            again = self._judge_counting_host_memory(rejudge.job, answer_by)
+            if not _oom_killed(result):
+                again = self._judge_counting_host_memory(rejudge.job, answer_by)
+            else:
+                # Who was stopped cannot be told (see _memory_gate): judged alone, it stands.
+                with self._memory_gate.alone(run_by) as alone:
+                    if not alone:
+                        break
+                    self._relieve_host_memory()
+                    again = self._judge_counting_host_memory(rejudge.job, answer_by)
+                judged_alone = True
             result = _rejudge.merge(result, rejudge, again)
         return result
 
     def _judge_counting_host_memory(self, job: Job, answer_by: float | None) -> JobResult:
-        result = self._judge_once(job, answer_by)
+        with self._memory_gate.shared():  # not while a job is judged alone on this host
+            result = self._judge_once(job, answer_by)
         self.stats.host_memory_stops += _oom_killed(result)
         return result
 
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
         started = time.monotonic()
         spec = validate_job(job, self.settings)
+        self._check_fits_the_common_cap(job, spec.compiled)
         key = (
             compile_key(
                 self._image_id(job.language),
@@ -176,6 +191,19 @@ class SandboxPool:
             result = _jobs.job_result(job, reply, reply_blob, cached)
         result.duration_ms = (time.monotonic() - started) * 1000
         return result
+
+    def _check_fits_the_common_cap(self, job: Job, compiled: bool) -> None:
+        """A job whose memory cannot fit in what every sandbox may take together would be
+        stopped by the kernel even alone on the host: refused, as a limit too large."""
+        cgroup = self.sandboxes_cgroup if self._client is not None else None
+        cap_mb = cgroup.cap_mb if cgroup is not None else None
+        needed_mb = _job_memory_mb(job, compiled) + SANDBOX_OVERHEAD_MB
+        if cap_mb is not None and needed_mb > cap_mb:
+            raise InvalidJobError(
+                f"the job's memory ({needed_mb} MB with its sandbox's share) exceeds the "
+                f"{cap_mb} MB every sandbox on this host may take together "
+                "(sandbox_memory_total_mb)"
+            )
 
     def judge_many(self, jobs: Sequence[Job], workers: int | None = None) -> list[JobResult]:
         """Judge in parallel, in order; a job the infrastructure failed becomes an SE result."""

@@ -203,6 +203,8 @@ class Agent:
                 )
             if compiled:
                 self._make_room(job["limits"]["memory_kb"])
+                # Memory the room made (a warm compiler stopped) is no test's due.
+                self.processes.held_at_start = procfs.cgroup_memory_held()
                 self._run_tests(job, reply)
             if job.get("fetch_files"):
                 reply["fetched"], fetched_blob = workdir.copy_out(job["fetch_files"], glob=False)

@@ -266,8 +266,9 @@ def stopped_for_others(held_at_start: int | None, entitled: int) -> bool:
     """Whether a run the OOM killer stopped was stopped for the other sandboxes' memory: since
     the host last reset the peak (before the job), its sandbox stayed below its own cap and
     within ``entitled`` bytes above ``held_at_start`` (what it held when the job began). False
-    where it cannot be told (v2 resets the peak only for the writer): a run that may have met
-    its own cap, or taken more than its due, keeps its own verdict."""
+    where it cannot be told: a run that may have met its own cap, or taken more than its due,
+    keeps its own verdict. (On v2 the host cannot reset the peak for this reader: it is the
+    sandbox's highest ever, which only makes a stop look more like its own.)"""
     if held_at_start is None:
         return False
     for _, peak_path, cap_path in CGROUP_MEMORY:
