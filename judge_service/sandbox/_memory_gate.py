@@ -12,7 +12,8 @@ Two lock files beside the CPU slots' (``flock``, so every process on the host ta
 job holds ``memory-running`` shared while it runs, taking it through ``memory-gate``; a job
 judged alone takes the gate exclusively (no job starts after it), then ``memory-running``
 exclusively (every running job has finished). Rare (only when the cap was met), and bounded by
-the longest running job.
+the longest running job. A job whose deadline comes before it could be judged alone keeps its
+first run's verdict (see ``pool``).
 """
 
 from __future__ import annotations

@@ -40,13 +40,6 @@ from judge_service.sandbox.sandbox import Sandbox, remove_stale_sandboxes
 from judge_service.sandbox.validation import SANDBOX_OVERHEAD_MB, validate_job
 
 _log = logging.getLogger(__name__)
-# After the OOM killer stopped a program, idle sandboxes are closed if the sandboxes together
-# hold more than PRESSED_SHARE of their common cap (else it was the sandbox's own cap), until they
-# hold less than RELIEVED_SHARE, and no more than RELIEVED_AT_MOST at a time: a program that
-# meets its own cap must not empty every pool.
-PRESSED_SHARE = 0.9
-RELIEVED_SHARE = 0.75
-RELIEVED_AT_MOST = 8
 
 
 @dataclass
@@ -149,8 +142,8 @@ class SandboxPool:
                 # Who was stopped cannot be told (see _memory_gate): judged alone, it stands.
                 with self._memory_gate.alone(run_by) as alone:
                     if not alone:
-                        break
-                    self._relieve_host_memory()
+                        break  # its provisional verdict stands, marked and never cached
+                    self._make_room_alone(rejudge.job)
                     again = self._judge_counting_host_memory(rejudge.job, answer_by)
                 judged_alone = True
             result = _rejudge.merge(result, rejudge, again)
@@ -443,20 +436,19 @@ class SandboxPool:
         self._discard(sandbox)
         return True
 
-    def _relieve_host_memory(self) -> None:
-        """Close idle sandboxes, the longest idle first, while the sandboxes together are near
-        their common cap (a program was stopped, perhaps for want of it)."""
+    def _make_room_alone(self, job: Job) -> None:
+        """Close idle sandboxes, the longest idle first, until the sandboxes together and
+        ``job``'s memory fit their common cap (the job judged alone: no job holds memory now,
+        but idle sandboxes do, their cached tests the most)."""
         cgroup = self.sandboxes_cgroup
         if cgroup is None or cgroup.cap_mb is None:
             return
-        used_mb = cgroup.usage_mb()
-        if used_mb is None or used_mb < PRESSED_SHARE * cgroup.cap_mb:
-            return
-        for _ in range(RELIEVED_AT_MOST):
-            if not self._evict_idle():
-                return
+        needed_mb = _job_memory_mb(job, compiling=True) + SANDBOX_OVERHEAD_MB
+        while True:
             used_mb = cgroup.usage_mb()
-            if used_mb is None or used_mb < RELIEVED_SHARE * cgroup.cap_mb:
+            if used_mb is None or used_mb + needed_mb <= cgroup.cap_mb:
+                return
+            if not self._evict_idle():
                 return
 
     def _idle_mb(self) -> int:

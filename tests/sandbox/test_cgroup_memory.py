@@ -542,6 +542,36 @@ def test_a_wrong_program_that_makes_itself_the_oom_killers_choice_is_still_wrong
 
 
 @pytest.mark.integration
+def test_judged_alone_the_idle_sandboxes_cached_tests_make_room(
+    capped_pool: tuple[SandboxPool, Path],
+) -> None:
+    """The second review's attack: every idle sandbox holds a problem's 60 MB input in its test
+    cache; a wrong program holding 370 MB of its 400 MB meets the common cap with no other job
+    running, on the first run and (before: idle sandboxes were closed only above 90 % of the
+    cap) alone too: SE. Judged alone, idle sandboxes close until it fits: wrong."""
+    pool, _ = capped_pool
+    big_input = "7\n" * (30 << 20)
+    warm = Job(
+        language="python",
+        code="import sys\nprint(len(sys.stdin.read()) > 0)\n",
+        tests=[{"input": big_input, "output": "True"}],
+        limits=LIMITS,
+    )
+    for expected, verdict in (("1", Verdict.WA), ("370", Verdict.AC)):
+        assert [r.verdict for r in pool.judge_many([warm] * 3, workers=3)] == [Verdict.AC] * 3
+        job = Job(
+            language="python",
+            code="import sys\nsys.stdin.read(1)\n" + HOLD.format(mb=370, sleep_s=0),
+            tests=[{"input": big_input, "output": expected}],
+            limits=LIMITS,
+        )
+        stops = pool.stats.host_memory_stops
+        result = pool.judge(job)
+        assert pool.stats.host_memory_stops > stops, "the common cap was not met"
+        assert result.verdict is verdict and result.system_error is None, result
+
+
+@pytest.mark.integration
 @pytest.mark.parametrize("capped_pool", [1], indirect=True)
 def test_every_job_starts_with_its_sandboxs_peak_reset(
     capped_pool: tuple[SandboxPool, Path],
