@@ -100,6 +100,9 @@ class EnsembleComplexityJudge:
                 evidence={"signals": signals, "decided_by": None},
             )
         evidence: dict[str, Any] = {"signals": signals, "decided_by": decided.method}
+        abstained = _static_abstains(decided)
+        if abstained:
+            evidence["time_reward_abstained"] = abstained
         confidence = decided.confidence
         apart = _classes_apart(decided, static)
         if apart > 1 and static is not None:
@@ -115,6 +118,19 @@ class EnsembleComplexityJudge:
             method=decided.method,
             evidence=evidence,
         )
+
+
+def _static_abstains(decided: ComplexityEstimate) -> str:
+    """Why a static estimate may not decide R_time ('' when it may): its bucket's held-out
+    precision (see :mod:`complexity_model.static.calibrate`) is below the bar."""
+    trust = decided.evidence.get("reward_trust")
+    if decided.method != "static" or not isinstance(trust, dict) or trust.get("pays"):
+        return ""
+    return (
+        f"the static analyser's class ({trust.get('bucket')}) was no worse than the truth for "
+        f"{trust.get('precision', 0.0):.0%} of {trust.get('support', 0)} labelled programs, "
+        "below the bar for R_time: no time reward from it"
+    )
 
 
 def _timeable(problem: ComplexityProblem) -> bool:

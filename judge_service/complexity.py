@@ -121,6 +121,7 @@ def to_output(estimate: ComplexityEstimate, reference: str | None) -> Complexity
     normalised = normalise_class(reference) if reference is not None else None
     evidence = estimate.evidence
     decided_by = evidence.get("decided_by")
+    abstained = evidence.get("time_reward_abstained")
     signals = evidence.get("signals")
     if isinstance(signals, list) and all(isinstance(signal, dict) for signal in signals):
         signal_list: list[dict[str, Any]] = list(signals)
@@ -135,4 +136,5 @@ def to_output(estimate: ComplexityEstimate, reference: str | None) -> Complexity
         confidence=estimate.confidence,
         decided_by=decided_by if isinstance(decided_by, str) else None,
         signals=signal_list,
+        time_reward_abstained=abstained if isinstance(abstained, str) and abstained else None,
     )

@@ -173,6 +173,11 @@ class ComplexityOut(BaseModel):
     confidence: float
     decided_by: str | None = None
     signals: list[dict[str, Any]] = Field(default_factory=list)
+    time_reward_abstained: str | None = Field(
+        None,
+        description="Why the class that decided may not pay R_time (a static estimate in a "
+        "bucket whose held-out precision is below the bar): R_time is 0, as for 'unknown'.",
+    )
 
 
 class SubmissionResult(BaseModel):

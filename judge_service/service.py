@@ -325,7 +325,7 @@ class JudgeService:
             time_reward(
                 complexity.predicted, complexity.reference, decay=self.settings.reward.time_decay
             )
-            if complexity
+            if complexity and not complexity.time_reward_abstained
             else None
         )
         reward = compute_reward(

@@ -87,10 +87,15 @@ class Complexity:
     confidence: float
     decided_by: str | None = None
     signals: list[dict[str, Any]] = field(default_factory=list)
+    # Why the class may not pay R_time (a static guess below the bar); then it meets nothing.
+    time_reward_abstained: str | None = None
 
     @property
     def meets_reference(self) -> bool:
-        """The predicted class is known and no worse than the problem's optimal class."""
+        """The predicted class is known, trusted for R_time, and no worse than the problem's
+        optimal class."""
+        if self.time_reward_abstained:
+            return False
         predicted, reference = class_rank(self.predicted), class_rank(self.reference)
         return predicted is not None and reference is not None and predicted <= reference
 
@@ -103,6 +108,7 @@ class Complexity:
             confidence=float(data["confidence"]),
             decided_by=data.get("decided_by"),
             signals=list(data.get("signals") or []),
+            time_reward_abstained=data.get("time_reward_abstained"),
         )
 
 

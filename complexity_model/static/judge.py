@@ -10,6 +10,7 @@ from complexity_model.static._analyse import Analysis
 from complexity_model.static._ir import EntryPointNotFound, Program
 from complexity_model.static._python import lower_python
 from complexity_model.static._treesitter import lower_tree_sitter
+from complexity_model.static._trust import reward_trust
 from judge_service.sandbox.languages import canonical_language
 
 __all__ = ["SUPPORTED_LANGUAGES", "ProblemContext", "StaticComplexityJudge"]
@@ -79,12 +80,14 @@ class StaticComplexityJudge:
             )
         confidence = max(_MIN_CONFIDENCE, _BASE_CONFIDENCE * _GUESS_PENALTY**analysis.guesses)
         evidence = {"language": canonical, **analysis.evidence, "notes": program.notes}
-        return ComplexityEstimate(
+        estimate = ComplexityEstimate(
             predicted=analysis.total.ladder_class(),
             confidence=round(confidence, 3),
             method=self.method,
             evidence=evidence,
         )
+        evidence["reward_trust"] = reward_trust(estimate)
+        return estimate
 
     def _unknown(self, reason: str, **details: object) -> ComplexityEstimate:
         return ComplexityEstimate(UNKNOWN, 0.0, self.method, {"reason": reason, **details})

@@ -16,8 +16,17 @@ from tests.rl_client.conftest import SUM_OK, SUM_PROBLEM, SUM_WRONG, fenced
 
 pytestmark = pytest.mark.integration
 
-# Correct, but O(n) for an O(1) problem: counted in stage 1, not in stage 2.
-SUM_SLOW = "a, b = map(int, input().split())\ns = a\nfor _ in range(b):\n    s += 1\nprint(s)\n"
+# How many times n halves to 1: O(log n) by halving (a static class trusted to pay R_time),
+# or O(n) by counting up (correct, counted in stage 1, not in stage 2).
+HALVINGS = {
+    "tests": [{"input": f"{n}\n", "output": str(n.bit_length() - 1)} for n in (1, 6, 64, 1000)],
+    "optimal_complexity": "O(log n)",
+}
+HALVING_FAST = "n = int(input())\nc = 0\nwhile n > 1:\n    n //= 2\n    c += 1\nprint(c)\n"
+HALVING_SLOW = (
+    "n = int(input())\nc = 0\np = 2\nfor i in range(2, n + 1):\n    if i == p:\n"
+    "        c += 1\n        p *= 2\nprint(c)\n"
+)
 
 
 class ScriptedRollout:
@@ -83,9 +92,9 @@ def test_stage_one_keeps_problems_solved_one_to_five_times(
 
 
 def test_stage_two_counts_only_time_optimal_solutions(service: ApiServer, tmp_path: Path) -> None:
-    rows = [{"prompt": "p0", "problem": {**SUM_PROBLEM, "id": "slowfast"}}]
-    # 8 correct solutions, 2 of them O(1): stage 1 counts 8 (dropped), stage 2 counts 2 (kept).
-    script = {"p0": [SUM_OK] * 2 + [SUM_SLOW] * 6}
+    rows = [{"prompt": "p0", "problem": {**HALVINGS, "id": "slowfast"}}]
+    # 8 correct solutions, 2 of them O(log n): stage 1 counts 8 (dropped), stage 2 counts 2.
+    script = {"p0": [HALVING_FAST] * 2 + [HALVING_SLOW] * 6}
     first = _run(service, rows, script, 1, tmp_path / "stage1")
     assert first.histogram[8] == 1 and first.fallback  # nothing kept: trains on all
     second = _run(service, rows, script, 2, tmp_path / "stage2")
