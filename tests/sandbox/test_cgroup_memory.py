@@ -259,6 +259,13 @@ print(len(held) >> 20)
 """
 
 
+def _hold(mb: int, sleep_s: float = 0) -> Job:
+    """A correct program that holds ``mb`` MB for ``sleep_s`` seconds."""
+    code = HOLD.format(mb=mb, sleep_s=sleep_s)
+    tests = [{"input": "", "output": str(mb)}]
+    return Job(language="python", code=code, tests=tests, limits=LIMITS)
+
+
 @pytest.fixture
 def capped_pool(request: pytest.FixtureRequest) -> Iterator[tuple[SandboxPool, Path]]:
     """A pool whose sandboxes (1 GB each) are capped at 600 MB together; three per language,
@@ -288,12 +295,7 @@ def test_programs_past_the_common_cap_are_judged_again_never_blamed(
     capped_pool: tuple[SandboxPool, Path],
 ) -> None:
     pool, memory_dir = capped_pool
-    hold = Job(
-        language="python",
-        code=HOLD.format(mb=220, sleep_s=2.5),
-        tests=[{"input": "", "output": "220"}],
-        limits=LIMITS,
-    )
+    hold = _hold(220, sleep_s=2.5)
     hello = Job(
         language="python", code="print(1)\n", tests=[{"input": "", "output": "1"}], limits=LIMITS
     )
@@ -325,12 +327,7 @@ def test_programs_past_the_common_cap_are_judged_again_never_blamed(
     # Each correct: the one stopped was judged again alone on the host, and accepted.
     assert [result.verdict for result in results] == [Verdict.AC] * 3, results
     # Every agent survived: the sandboxes judge the next job.
-    smaller = Job(
-        language="python",
-        code=HOLD.format(mb=100, sleep_s=0),
-        tests=[{"input": "", "output": "100"}],
-        limits=LIMITS,
-    )
+    smaller = _hold(100)
     again = pool.judge_many([smaller] * 3, workers=3)
     assert [result.verdict for result in again] == [Verdict.AC] * 3, again
 
@@ -343,12 +340,7 @@ def test_a_program_past_its_own_limit_under_the_common_cap_is_still_mle(
     common cap first (and be stopped there, within its limit): judged again alone on the host,
     it meets its own. Never a verdict it did not earn, nor one the others earned."""
     pool, _ = capped_pool
-    holder = Job(
-        language="python",
-        code=HOLD.format(mb=200, sleep_s=2.5),
-        tests=[{"input": "", "output": "200"}],
-        limits=LIMITS,
-    )
+    holder = _hold(200, sleep_s=2.5)
     greedy = Job(
         language="python",
         code="import time\ntime.sleep(0.5)\n" + HOLD.format(mb=600, sleep_s=1),
@@ -497,12 +489,7 @@ print(250 if all(os.waitpid(pid, 0)[1] == 0 for pid in children) else 0)
 
 def _beside_holders(pool: SandboxPool, code: str, expected: str) -> list[JobResult]:
     """The holders' results, then the program's."""
-    holder = Job(
-        language="python",
-        code=HOLD.format(mb=200, sleep_s=2.5),
-        tests=[{"input": "", "output": "200"}],
-        limits=LIMITS,
-    )
+    holder = _hold(200, sleep_s=2.5)
     language = "c" if "#include" in code else "python"
     program = Job(
         language=language, code=code, tests=[{"input": "", "output": expected}], limits=LIMITS
@@ -579,12 +566,7 @@ def test_every_job_starts_with_its_sandboxs_peak_reset(
     """Its stops are told apart by the peak since the job began: a job before it that held
     much (or met its own cap) must not make the next one's stop look like its own doing."""
     pool, memory_dir = capped_pool
-    job = Job(
-        language="python",
-        code=HOLD.format(mb=300, sleep_s=0),
-        tests=[{"input": "", "output": "300"}],
-        limits=LIMITS,
-    )
+    job = _hold(300)
     assert pool.judge(job).verdict is Verdict.AC
     (sandbox,) = pool._pools["python"].idle  # one per language: the job's
     for name in ("memory.max_usage_in_bytes", "memory.memsw.max_usage_in_bytes"):
