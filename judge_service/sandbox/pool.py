@@ -133,7 +133,7 @@ class SandboxPool:
             rejudge = _rejudge.plan(job, result, wall_ms, host_memory=not judged_alone)
             if rejudge is None:
                 break
-            run_by = answer_by - _jobs.longest_run_s(rejudge.job) if answer_by else None
+            run_by = None if answer_by is None else answer_by - _jobs.longest_run_s(rejudge.job)
             if run_by is not None and time.monotonic() > run_by:
                 break  # an answer marked load-dependent in time beats a better one too late
             if not _oom_killed(result):
