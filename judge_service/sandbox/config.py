@@ -37,8 +37,9 @@ class SandboxConfig(BaseSettings):
     cpu_slots_dir: str | None = Field(
         None,
         description="Where the slots' lock files live, shared by every judging process on the "
-        "machine (default: judge-cpu-slots in the temporary directory). A worker in a container "
-        "of its own mounts the host's directory here to share the host's slots.",
+        "machine (default: judge-cpu-slots in the temporary directory), with the memory gate's "
+        "(a test the OOM killer stopped is judged again alone on the host). A worker in a "
+        "container of its own mounts the host's directory here to share the host's slots.",
     )
     host_cgroup_dir: str = Field(
         "/sys/fs/cgroup",
