@@ -84,14 +84,13 @@ def decide(
         return {"verdict": "MLE", "message": "memory limit exceeded"}
     if signal_number == signal.SIGKILL and watch.oom_killed and watch.stopped_for_others:
         # Its sandbox took no more than its due and never reached its own cap: every sandbox
-        # together was out of memory, the other jobs' doing. Judged again with room made; if
-        # the host stops it again, no reward rather than a zero.
+        # together was out of memory. Provisional: the pool judges it again alone on the host.
         return HOST_STOPPED.copy()
     if signal_number == signal.SIGKILL and watch.oom_killed:
         # Within its own limit as the agent counts it, taken by the kernel's OOM killer at its
         # sandbox's cap, or when its sandbox took more than its due, or where that cannot be
-        # told. Its own verdict, marked so that it is judged again and never cached; never SE,
-        # which a program could aim for, past its due, to turn its zero into no reward.
+        # told. Its own verdict, marked so that it is judged again (alone) and never cached;
+        # never SE, which a program could aim for, past its due, to turn its zero into none.
         verdict = "MLE" if watch.peak_kb * 2 > memory_limit_kb else "RE"
         return {
             "verdict": verdict,
