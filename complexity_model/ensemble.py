@@ -127,7 +127,7 @@ def _static_abstains(decided: ComplexityEstimate) -> str:
     if decided.method != "static" or not isinstance(trust, dict) or trust.get("pays"):
         return ""
     return (
-        f"the static analyser's class ({trust.get('bucket')}) was no worse than the truth for "
+        f"the static analyser's class ({trust.get('bucket')}) was at least the true class for "
         f"{trust.get('precision', 0.0):.0%} of {trust.get('support', 0)} labelled programs, "
         "below the bar for R_time: no time reward from it"
     )
