@@ -158,7 +158,7 @@ class SandboxPool:
     def _judge_once(self, job: Job, answer_by: float | None = None) -> JobResult:
         started = time.monotonic()
         spec = validate_job(job, self.settings)
-        self._check_fits_the_common_cap(job, spec.compiled)
+        self._check_fits_the_common_cap(job)
         key = (
             compile_key(
                 self._image_id(job.language),
@@ -185,12 +185,14 @@ class SandboxPool:
         result.duration_ms = (time.monotonic() - started) * 1000
         return result
 
-    def _check_fits_the_common_cap(self, job: Job, compiled: bool) -> None:
-        """A job whose memory cannot fit in what every sandbox may take together would be
-        stopped by the kernel even alone on the host: refused, as a limit too large."""
+    def _check_fits_the_common_cap(self, job: Job) -> None:
+        """A job whose tests' memory cannot fit in what every sandbox may take together would
+        be stopped by the kernel even alone on the host: refused, as a limit too large. (Not
+        its compile limit, a generous backstop a compiler seldom nears: a small host would
+        refuse every compiled job.)"""
         cgroup = self.sandboxes_cgroup if self._client is not None else None
         cap_mb = cgroup.cap_mb if cgroup is not None else None
-        needed_mb = _job_memory_mb(job, compiled) + SANDBOX_OVERHEAD_MB
+        needed_mb = _job_memory_mb(job, compiling=False) + SANDBOX_OVERHEAD_MB
         if cap_mb is not None and needed_mb > cap_mb:
             raise InvalidJobError(
                 f"the job's memory ({needed_mb} MB with its sandbox's share) exceeds the "
