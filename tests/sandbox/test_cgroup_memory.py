@@ -247,6 +247,25 @@ def test_a_compile_the_host_stopped_is_a_system_error_never_cached() -> None:
     assert plan is not None and plan.whole
 
 
+def test_only_the_tests_memory_must_fit_the_common_cap(tmp_path: Path) -> None:
+    """A compile limit is a backstop a compiler seldom nears: a small host's cap refuses the
+    jobs whose tests could not fit, not every compiled job."""
+    pool = SandboxPool(SandboxConfig(cpu_slots_dir=str(tmp_path)), client=object())  # type: ignore[arg-type]
+    pool.sandboxes_cgroup = _cgroup_memory.SandboxesCgroup("/judge_sandboxes", 1600)
+    compiled = Job(
+        language="cpp",
+        code="int main(){}",
+        tests=[{"input": "", "output": ""}],
+        limits={"memory_limit_mb": 256, "compile_memory_limit_mb": 1536},
+    )
+    pool._check_fits_the_common_cap(compiled)  # 1536 + 192 > 1600, but only the compile's
+    too_large = compiled.model_copy(
+        update={"limits": compiled.limits.model_copy(update={"memory_limit_mb": 1500})}
+    )
+    with pytest.raises(InvalidJobError, match="1600 MB every sandbox"):
+        pool._check_fits_the_common_cap(too_large)
+
+
 # ---- the real thing: Docker, the kernel, three programs past the common cap ------------------
 # Every job's memory and its sandbox's share fit under the 600 MB cap (else it is refused).
 LIMITS = {"memory_limit_mb": 400, "compile_memory_limit_mb": 400, "time_limit_ms": 4000}
