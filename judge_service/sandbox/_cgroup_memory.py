@@ -10,12 +10,12 @@ OOM killer takes the largest program (every program runs at ``oom_score_adj`` 10
 below), whatever its answer: a correct one beside others holding memory, or a wrong one that made
 itself the largest. That run cannot tell them apart, so the test (marked ``limit:
 "host_memory"``, never cached) is judged again alone on the host (``_memory_gate``), after idle
-sandboxes are closed if the sandboxes together are near the cap, and that verdict stands. The
+sandboxes are closed until it fits under the cap, and that verdict stands. The
 first run's verdict is provisional: the agent reads its sandbox's memory peak (which the pool
 resets after every job, cgroup v1): a sandbox that stayed below its own cap and within the
 test's due was stopped for the others' memory (SE, which the judging alone replaces); otherwise
-its own verdict (RE, or MLE past half its limit). A job whose memory cannot fit in the cap is
-refused (``InvalidJobError``): alone, it would still be stopped.
+its own verdict (RE, or MLE past half its limit). A job whose tests' memory limit cannot fit in
+the cap is refused (``InvalidJobError``): alone, it would still be stopped.
 
 Docker creates the parent under each controller; the cap is written here, as root, before the
 first sandbox starts: for Docker's cgroupfs driver on cgroup v1 (``memory.limit_in_bytes``)

@@ -305,8 +305,8 @@ def job_result(
             passed=0,
             total=total,
             compile=compile_result,
-            system_error="the compiler was stopped by the kernel's OOM killer while its sandbox "
-            "was below its own cap: the sandboxes together were out of memory",
+            system_error="the kernel's OOM killer took a process of the compile while its sandbox "
+            "held no more than its due: the sandboxes together were out of memory",
         )
     tests = [TestResult.model_validate(test) for test in reply.get("tests", [])]
     return summarise(total, tests, compile_result, _fetched(reply, blob))

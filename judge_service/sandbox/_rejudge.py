@@ -11,9 +11,9 @@ and never cached (see ``JobResult.load_dependent``).
 
 A test (or compile) the kernel's OOM killer stopped within its memory limit (``limit:
 "host_memory"``: at its sandbox's cap, or because every sandbox together was out of memory) is
-judged again with its own wall time, alone on its host (see ``_memory_gate``) after the pool has
-made room if the sandboxes together are near their cap; what it gets then stands, still marked
-and never cached.
+judged again with its own wall time, alone on its host (see ``_memory_gate``) once the pool has
+closed idle sandboxes until it fits under their cap; what it gets then stands, still marked and
+never cached.
 """
 
 from __future__ import annotations

@@ -190,8 +190,7 @@ class SandboxPool:
         be stopped by the kernel even alone on the host: refused, as a limit too large. (Not
         its compile limit, a generous backstop a compiler seldom nears: a small host would
         refuse every compiled job.)"""
-        cgroup = self.sandboxes_cgroup if self._client is not None else None
-        cap_mb = cgroup.cap_mb if cgroup is not None else None
+        cap_mb = self.sandboxes_cgroup.cap_mb if self.sandboxes_cgroup is not None else None
         needed_mb = _job_memory_mb(job, compiling=False) + SANDBOX_OVERHEAD_MB
         if cap_mb is not None and needed_mb > cap_mb:
             raise InvalidJobError(

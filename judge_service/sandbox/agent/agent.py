@@ -186,10 +186,7 @@ class Agent:
             job["limits"]["starved_until"] = time.monotonic() + job["answer_within_ms"] / 1000
         reply: wire.ResultFrame = {"op": "result", "compile": None, "tests": [], "reset_error": ""}
         reply_blob = b""
-        # Memory held and OOM kills counted before the job: an idle sandbox's helper the OOM
-        # killer took is not the job's.
-        self.processes.held_at_start = procfs.cgroup_memory_held()
-        self.processes.oom_kills_seen = procfs.cgroup_oom_kills()
+        self.processes.begin_job()
         try:
             workdir.unpack_files(job.get("blob_files", []), blob)
             if job.get("source_name"):

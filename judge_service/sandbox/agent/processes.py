@@ -41,9 +41,9 @@ class JudgeProcesses:
         # the reset repeats neither check when no process of the job has run since.
         self.runs = 0
         self.checked_at = self.ipc_cleared_at = -1
-        # The sandbox's OOM kills when last read (at each job's start, then by note_oom_kills).
-        self.oom_kills_seen = procfs.cgroup_oom_kills()
-        # What the sandbox's memory cgroup held when the running job began.
+        # The sandbox's OOM kills when last read, and what its memory cgroup held when the
+        # running job began (both read by begin_job; the first also by note_oom_kills).
+        self.oom_kills_seen: int | None = None
         self.held_at_start: int | None = None
         # Set when processes outlived a kill: they ran on after any check; the reset does all.
         self.survivors = False
@@ -333,6 +333,12 @@ class JudgeProcesses:
         if not runner:  # a runner's peak is its own or its child's: not the program's alone
             watch.peak_kb = max(watch.peak_kb, report["maxrss_kb"])
         return watch
+
+    def begin_job(self) -> None:
+        """The baselines of a job's OOM stops: an idle sandbox's helper the OOM killer took
+        before the job is not the job's."""
+        self.held_at_start = procfs.cgroup_memory_held()
+        self.oom_kills_seen = procfs.cgroup_oom_kills()
 
     def note_oom_kills(self, watch: ProcessWatch, limits: wire.Limits) -> None:
         """Whether the OOM killer took a process of the sandbox since the counter was last
